@@ -1,0 +1,5 @@
+"""The ``spit-referee`` command line."""
+
+from referee.cli.main import main
+
+__all__ = ["main"]
