@@ -1,0 +1,134 @@
+/*
+ * harness.c - runs the board firmware in simavr for the firmware-in-the-loop tests.
+ *
+ *   harness FIRMWARE.elf
+ *
+ * Exposes the AVR's UART0 as a pseudo-terminal (simavr's uart_pty part) and prints, one line
+ * each, on stdout (line-buffered):
+ *   PTY <path>                          the pseudo-terminal to open (ignore /tmp/simavr-uart0:
+ *                                       every instance makes that same link)
+ *   READY                               the CPU is held; write "go\n" on stdin to start it
+ *   RUNNING                             the CPU runs
+ *   PIN <port><bit> <0|1> <sim_ns> <host_ns>
+ *                                       a GPIO output changed; sim_ns is simulated time since
+ *                                       reset, host_ns is CLOCK_MONOTONIC (same clock as
+ *                                       Python's time.monotonic_ns on Linux)
+ *   EXIT <state>                        the simulation stopped
+ * End of stdin stops the simulation, so the harness never outlives the test that runs it.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "avr_ioport.h"
+#include "sim_avr.h"
+#include "sim_elf.h"
+#include "sim_time.h"
+#include "uart_pty.h"
+
+static avr_t *avr;
+static uart_pty_t pty;
+static volatile int started;
+static volatile int quit;
+
+static uint64_t host_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void pin_changed(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    intptr_t id = (intptr_t)param;
+    printf("PIN %c%d %u %llu %llu\n", (char)(id >> 8), (int)(id & 0xFF), value & 1u,
+           (unsigned long long)avr_cycles_to_nsec(avr, avr->cycle),
+           (unsigned long long)host_ns());
+}
+
+static void *stdin_reader(void *arg)
+{
+    (void)arg;
+    char line[64];
+    while (fgets(line, sizeof line, stdin)) {
+        if (strncmp(line, "go", 2) == 0) {
+            started = 1;
+        } else if (strncmp(line, "quit", 4) == 0) {
+            break;
+        }
+    }
+    quit = 1;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s FIRMWARE.elf\n", argv[0]);
+        return 2;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    elf_firmware_t fw;
+    memset(&fw, 0, sizeof fw);
+    if (elf_read_firmware(argv[1], &fw) != 0) {
+        fprintf(stderr, "harness: cannot read firmware %s\n", argv[1]);
+        return 2;
+    }
+    strcpy(fw.mmcu, "atmega328p");
+    fw.frequency = 16000000;
+    avr = avr_make_mcu_by_name(fw.mmcu);
+    if (!avr) {
+        fprintf(stderr, "harness: simavr does not know %s\n", fw.mmcu);
+        return 2;
+    }
+    avr_init(avr);
+    avr_load_firmware(avr, &fw);
+
+    uart_pty_init(avr, &pty);
+    uart_pty_connect(&pty, '0');
+    /* Keep one handle on the slave side open so that the master never sees a hang-up (EIO)
+     * between a client closing the port and the next one opening it. */
+    int keep = open(pty.port[0].slavename, O_RDWR | O_NOCTTY);
+    (void)keep;
+
+    const char ports[] = {'B', 'C', 'D'};
+    for (unsigned p = 0; p < sizeof ports; p++) {
+        for (int bit = 0; bit < 8; bit++) {
+            avr_irq_t *irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(ports[p]), bit);
+            if (irq) {
+                avr_irq_register_notify(irq, pin_changed, (void *)(intptr_t)((ports[p] << 8) | bit));
+            }
+        }
+    }
+
+    printf("PTY %s\n", pty.port[0].slavename);
+    printf("READY\n");
+    pthread_t reader;
+    pthread_create(&reader, NULL, stdin_reader, NULL);
+    while (!started && !quit) {
+        usleep(1000);
+    }
+    if (quit) {
+        printf("EXIT not-started\n");
+        return 0;
+    }
+    printf("RUNNING\n");
+    int state = cpu_Running;
+    while (!quit) {
+        state = avr_run(avr);
+        if (state == cpu_Done || state == cpu_Crashed) {
+            break;
+        }
+    }
+    printf("EXIT %d\n", state);
+    fflush(stdout);
+    _exit(state == cpu_Crashed ? 1 : 0);
+}
