@@ -1,0 +1,219 @@
+"""Subcommands for games and logs: ``demo``, ``selfplay``, ``check``, ``rules``."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import IO
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from referee.errors import InputError
+from referee.eventlog import LogContents, read_records, record_to_dict, write_records
+from referee.events import Call, TableEvent
+from referee.judging import JudgedGame, judge_records
+from referee.rules import VARIANT_FIELDS, Fault, RuleSet
+from referee.selfplay import GameTooLong, SelfPlayConfig, selfplay_records
+
+DEMO_LOG = "demo-game.jsonl"
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console that is wide enough for the verdict tables when output is not a terminal."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, width=None if stream.isatty() else 140)
+
+
+def register(group: click.Group) -> None:
+    """Add this area's subcommands to the ``spit-referee`` group."""
+    for command in (demo, selfplay, check, rules):
+        group.add_command(command)
+
+
+def _read_log(path: str) -> LogContents:
+    if path == "-":
+        return read_records(sys.stdin, "<stdin>")
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such log file", path)
+    try:
+        with p.open(encoding="utf-8") as stream:
+            return read_records(stream, path)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not a text log (byte {exc.start} is not UTF-8)", path) from None
+
+
+def _verdict_table(game: JudgedGame, all_verdicts: bool) -> Table:
+    table = Table(title=f"game {game.start.game}" + (f" (seed {game.start.seed})" if game.start.seed
+                                                     is not None else ""), show_lines=False)
+    for name, style in (("t (s)", "dim"), ("#", "dim"), ("who", ""), ("event", ""),
+                        ("verdict", ""), ("rule", ""), ("what happened", "")):
+        table.add_column(name, style=style, no_wrap=name != "what happened")
+    calls_by_t: dict[float, list[Call]] = {}
+    for c in game.calls:
+        calls_by_t.setdefault(c.t, []).append(c)
+    events = {i: e for i, e in enumerate(game.events)}
+    for v in game.verdicts:
+        shown = all_verdicts or v.code is not None
+        if shown:
+            style = {"fault": "bold red", "warning": "yellow"}.get(v.outcome, "green")
+            kind = events[v.event].kind if v.event in events else "?"
+            label = v.code or "legal"
+            table.add_row(f"{v.t:8.2f}", str(v.event), str(v.player), kind,
+                          f"[{style}]{label}[/]", v.rule or "", v.message)
+        for c in calls_by_t.pop(v.t, []):
+            table.add_row(f"{c.t:8.2f}", "", "", "[bold cyan]call[/]", f"[cyan]{c.call}[/]", "",
+                          f"[cyan]{c.message}[/]")
+    return table
+
+
+def _summary(game: JudgedGame) -> str:
+    faults: dict[str, int] = {}
+    for v in game.faults:
+        faults[v.code or "?"] = faults.get(v.code or "?", 0) + 1
+    state = game.final_state
+    rounds = state.round if state else 0
+    if game.outcome:
+        ending = f"{game.outcome.winner or 'nobody'} won ({game.outcome.reason})"
+    else:
+        ending = "not finished"
+    fault_text = ", ".join(f"{k} x{n}" for k, n in sorted(faults.items())) or "no faults"
+    return (f"game {game.start.game}: {len(game.events)} events, {rounds} round(s), {ending}; "
+            f"{fault_text}")
+
+
+@click.command()
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None,
+              help="Referee this log instead of the bundled demo game.")
+@click.option("--faults-only", is_flag=True, help="Show only faults and calls, not every legal play.")
+def demo(log_path: str | None, faults_only: bool) -> None:
+    """Referee a bundled game log through the rules engine and print every verdict.
+
+    The bundled log is a self-played game with deliberate faults (table events only: the
+    verdicts you see are worked out now, by the rules engine).
+    """
+    if log_path is None:
+        text = resources.files("referee.data").joinpath(DEMO_LOG).read_text(encoding="utf-8")
+        contents = read_records(io.StringIO(text), DEMO_LOG)
+    else:
+        contents = _read_log(log_path)
+    console = _console()
+    for err in contents.errors:
+        console.print(f"[red]bad line[/] {err}")
+    for game in judge_records(contents.records):
+        console.print(_verdict_table(game, all_verdicts=not faults_only))
+        for exc in game.errors:
+            console.print(f"[red]inconsistent event[/] {exc}")
+        console.print(_summary(game))
+
+
+@click.command()
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first game.")
+@click.option("--games", type=click.IntRange(1, 1_000_000), default=1, show_default=True,
+              help="How many games (game i uses seed SEED+i).")
+@click.option("--fault-rate", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="Chance that a bot commits a deliberate fault at each decision.")
+@click.option("--variant", "variants", multiple=True, type=click.Choice(list(VARIANT_FIELDS)),
+              help="Switch a variant on (repeatable), e.g. --variant V1 --variant V3.")
+@click.option("--events-only", is_flag=True, help="Write table events only, no verdicts or calls.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, allow_dash=True), required=True,
+              help="Where to write the JSON Lines log ('-' for standard output).")
+def selfplay(seed: int, games: int, fault_rate: float, variants: tuple[str, ...], events_only: bool,
+             out_path: str) -> None:
+    """Two bots play whole games; write their event log (with the referee's verdicts)."""
+    config = SelfPlayConfig(rules=RuleSet.from_variants(variants), fault_rate=fault_rate)
+    records = selfplay_records(seed, games, config)
+    if events_only:
+        records = (r for r in records if isinstance(r, TableEvent) or r.kind == "game_start")
+    stream: IO[str]
+    if out_path == "-":
+        stream = sys.stdout
+        _write_with_progress(stream, records, games, show=False)
+        return
+    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+    with open(out_path, "w", encoding="utf-8") as stream:
+        n = _write_with_progress(stream, records, games, show=True)
+    click.echo(f"wrote {games} game(s), {n} records to {out_path}", err=True)
+
+
+def _write_with_progress(stream: IO[str], records: object, games: int, show: bool) -> int:
+    from collections.abc import Iterator
+
+    assert isinstance(records, Iterator)
+    n = 0
+    with Progress(TextColumn("self-play"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  disable=not show or games < 2, transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task("games", total=games)
+        try:
+            for record in records:
+                if record.kind == "game_start" and n:
+                    bar.advance(task)
+                n += write_records(stream, [record])
+        except GameTooLong as exc:
+            raise InputError(str(exc), "selfplay") from None
+        bar.advance(task)
+    return n
+
+
+@click.command()
+@click.argument("log", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per game instead of tables.")
+@click.option("--all", "all_verdicts", is_flag=True, help="List every verdict, not only faults.")
+def check(log: str, as_json: bool, all_verdicts: bool) -> None:
+    """Replay LOG through the rules; print every fault with its rule.
+
+    Exits 1 when the log has malformed lines, events that contradict the game state, or
+    recorded verdicts that the rules no longer agree with; 0 otherwise. Every good line is
+    still judged.
+    """
+    contents = _read_log(log)
+    problems = len(contents.errors)
+    console = _console()
+    err_console = _console(stderr=True)
+    for err in contents.errors:
+        err_console.print(f"[red]malformed[/] {err}", highlight=False)
+    games = 0
+    for game in judge_records(contents.records):
+        games += 1
+        problems += len(game.errors) + len(game.disagreements())
+        for exc in game.errors:
+            err_console.print(f"[red]inconsistent[/] {log}: game {game.start.game}: {exc}", highlight=False)
+        for judged, recorded in game.disagreements():
+            was = f"{recorded.outcome} {recorded.code or ''}".strip() if recorded else "no verdict"
+            err_console.print(f"[yellow]changed[/] {log}: game {game.start.game} event {judged.event}: "
+                              f"recorded {was}, now {judged.outcome} {judged.code or ''}", highlight=False)
+        if as_json:
+            click.echo(json.dumps({
+                "game": game.start.game,
+                "events": len(game.events),
+                "winner": game.outcome.winner if game.outcome and game.outcome.winner else None,
+                "faults": [record_to_dict(v) for v in game.faults],
+                "errors": [str(e) for e in game.errors],
+            }))
+        else:
+            if all_verdicts or game.faults:
+                console.print(_verdict_table(game, all_verdicts))
+            console.print(_summary(game), highlight=False)
+    if games == 0 and not contents.errors:
+        err_console.print(f"[red]empty[/] {log}: no records")
+        problems += 1
+    sys.exit(1 if problems else 0)
+
+
+@click.command()
+def rules() -> None:
+    """List the fault codes, their rules, and the variants a table can switch on."""
+    table = Table(title="faults the referee signals")
+    for col in ("code", "rule", "meaning"):
+        table.add_column(col)
+    for fault in Fault:
+        table.add_row(fault.code, fault.rule, fault.description)
+    console = _console()
+    console.print(table)
+    console.print("variants: " + ", ".join(f"{v} ({name})" for v, name in VARIANT_FIELDS.items()))

@@ -1,0 +1,1 @@
+"""Data bundled with the package (the demo game log)."""

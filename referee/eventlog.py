@@ -1,0 +1,261 @@
+"""Reading and writing the event schema (:mod:`referee.events`) as JSON Lines.
+
+One record per line: ``{"type": "play", "t": 12.48, "frame": 374, "player": "A", ...}``.
+Readers take an open text stream, keep every good line, and collect one :class:`LogError`
+per bad line naming the line and the field, instead of stopping at the first (a torn last
+line after a crash costs that line only). See docs/events.md for the fields.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import MISSING, dataclass, fields
+from typing import IO, Any
+
+from referee.cards import Card
+from referee.errors import InputError
+from referee.events import TABLE_EVENTS, Call, CallKind, GameStart, Hand, Outcome, Record, Verdict
+from referee.players import Player
+from referee.rules.ruleset import RuleSet
+
+RECORD_TYPES: dict[str, type[Any]] = {
+    **TABLE_EVENTS,
+    Verdict.kind: Verdict,
+    Call.kind: Call,
+    GameStart.kind: GameStart,
+}
+
+
+@dataclass(frozen=True)
+class LogError:
+    """One bad line: where it is, which field, and what is wrong."""
+
+    source: str
+    line: int
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        field = f" field '{self.field}'" if self.field else ""
+        return f"{self.source}:{self.line}:{field} {self.message}"
+
+
+class LogFormatError(InputError):
+    """A log line that is not a valid record (raised by strict readers)."""
+
+    def __init__(self, error: LogError) -> None:
+        self.error = error
+        super().__init__(str(error))
+
+
+@dataclass
+class LogContents:
+    """What a reader got from a stream: every good record, and every bad line."""
+
+    records: list[Record]
+    errors: list[LogError]
+    lines: int
+
+
+# ---------------------------------------------------------------------- encoding
+
+
+def record_to_dict(record: Record) -> dict[str, Any]:
+    """The JSON object for a record, ``type`` first, optional fields left out when empty."""
+    out: dict[str, Any] = {"type": record.kind}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        if value is None and f.default is None:
+            continue
+        out[f.name] = _encode(value)
+    return out
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.code
+    if isinstance(value, RuleSet):
+        return {f.name: getattr(value, f.name) for f in fields(value)}
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value if not isinstance(value, str) else str(value)
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+def record_to_json(record: Record) -> str:
+    return json.dumps(record_to_dict(record), separators=(",", ":"), allow_nan=False)
+
+
+def write_records(stream: IO[str], records: Iterable[Record], *, flush: bool = False) -> int:
+    """Write records as JSON Lines; returns how many. ``flush`` flushes after each line."""
+    n = 0
+    for record in records:
+        stream.write(record_to_json(record) + "\n")
+        if flush:
+            stream.flush()
+        n += 1
+    return n
+
+
+# ---------------------------------------------------------------------- decoding
+
+
+class _FieldError(ValueError):
+    def __init__(self, field: str | None, message: str) -> None:
+        self.field = field
+        super().__init__(message)
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _FieldError(name, f"must be a number, not {value!r}")
+    if not math.isfinite(value) or value < 0:
+        raise _FieldError(name, f"must be a finite time >= 0, not {value!r}")
+    return float(value)
+
+
+def _integer(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _FieldError(name, f"must be a whole number, not {value!r}")
+    if value < minimum:
+        raise _FieldError(name, f"must be >= {minimum}, not {value}")
+    return value
+
+
+def _text(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise _FieldError(name, f"must be a string, not {value!r}")
+    return value
+
+
+def _enum(cls: Any) -> Callable[[str, Any], Any]:
+    def parse(name: str, value: Any) -> Any:
+        try:
+            return cls(value)
+        except ValueError:
+            allowed = ", ".join(repr(m.value) for m in cls)
+            raise _FieldError(name, f"{value!r} is not one of {allowed}") from None
+
+    return parse
+
+
+def _card(name: str, value: Any) -> Card:
+    try:
+        return Card.parse(value)
+    except ValueError as exc:
+        raise _FieldError(name, str(exc)) from None
+
+
+def _evidence(name: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _FieldError(name, f"must be a JSON object, not {value!r}")
+    return value
+
+
+def _rules(name: str, value: Any) -> RuleSet:
+    if not isinstance(value, dict):
+        raise _FieldError(name, f"must be a JSON object of rule settings, not {value!r}")
+    known = {f.name for f in fields(RuleSet)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise _FieldError(f"{name}.{unknown[0]}", f"unknown rule setting (known: {', '.join(sorted(known))})")
+    try:
+        return RuleSet(**value)
+    except (TypeError, ValueError) as exc:
+        raise _FieldError(name, str(exc)) from None
+
+
+_PARSERS: dict[str, Callable[[str, Any], Any]] = {
+    "t": _number,
+    "start": _number,
+    "frame": lambda n, v: _integer(n, v, 0),
+    "player": _enum(Player),
+    "hand": _enum(Hand),
+    "slot": lambda n, v: _integer(n, v, 1),
+    "from_slot": lambda n, v: _integer(n, v, 1),
+    "to_slot": lambda n, v: _integer(n, v, 1),
+    "pile": lambda n, v: _integer(n, v, 1),
+    "card": _card,
+    "evidence": _evidence,
+    "event": lambda n, v: _integer(n, v, 0),
+    "outcome": _enum(Outcome),
+    "code": _text,
+    "rule": _text,
+    "message": _text,
+    "call": _enum(CallKind),
+    "game": lambda n, v: _integer(n, v, 0),
+    "rules": _rules,
+    "seed": lambda n, v: _integer(n, v, 0),
+}
+
+
+def record_from_dict(obj: Any) -> Record:
+    """Build a record from a decoded JSON object; raises _FieldError naming the field."""
+    if not isinstance(obj, dict):
+        raise _FieldError(None, f"a record must be a JSON object, not {type(obj).__name__}")
+    kind = obj.get("type")
+    cls = RECORD_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise _FieldError("type", f"unknown record type {kind!r} (known: {', '.join(RECORD_TYPES)})")
+    values: dict[str, Any] = {}
+    spec = {f.name: f for f in fields(cls)}
+    for name, raw in obj.items():
+        if name == "type":
+            continue
+        if name not in spec:
+            raise _FieldError(name, f"not a field of a '{kind}' record")
+        f = spec[name]
+        if raw is None and f.default is None:
+            values[name] = None
+        else:
+            values[name] = _PARSERS[name](name, raw)
+    for name, f in spec.items():
+        if name not in values and f.default is MISSING and f.default_factory is MISSING:
+            raise _FieldError(name, f"missing (a '{kind}' record needs it)")
+    if values.get("start") is not None and values["start"] > values["t"]:
+        raise _FieldError("start", f"start {values['start']} is after t {values['t']}")
+    return cls(**values)  # type: ignore[no-any-return]
+
+
+def iter_lines(stream: IO[str], source: str) -> Iterator[tuple[int, Record | LogError]]:
+    """Yield (line number, record or error) for every non-blank line of the stream."""
+    for number, line in enumerate(stream, start=1):
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            torn = "" if line.endswith("\n") else " (torn last line?)"
+            yield number, LogError(source, number, None, f"not valid JSON: {exc.msg}{torn}")
+            continue
+        try:
+            yield number, record_from_dict(obj)
+        except _FieldError as exc:
+            yield number, LogError(source, number, exc.field, str(exc))
+
+
+def read_records(stream: IO[str], source: str = "<stream>") -> LogContents:
+    """Read every good record; collect an error for every bad line (never raises on content)."""
+    records: list[Record] = []
+    errors: list[LogError] = []
+    lines = 0
+    for lines, item in iter_lines(stream, source):  # noqa: B007
+        if isinstance(item, LogError):
+            errors.append(item)
+        else:
+            records.append(item)
+    return LogContents(records, errors, lines)
+
+
+def read_records_strict(stream: IO[str], source: str = "<stream>") -> list[Record]:
+    """Read every record; raise LogFormatError at the first bad line."""
+    out: list[Record] = []
+    for _, item in iter_lines(stream, source):
+        if isinstance(item, LogError):
+            raise LogFormatError(item)
+        out.append(item)
+    return out

@@ -1,0 +1,83 @@
+"""Replaying a log's table events through the rules engine.
+
+A log holds one or more games, each opened by a ``game_start`` record (a log without one is
+judged as one game under the default rules). Table events are judged afresh; verdicts and
+calls already in the log are kept to compare against, so a log written by an older referee
+(or edited by hand) shows where today's rules disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from referee.events import Call, GameStart, Record, TableEvent, Verdict
+from referee.rules import Game, GameOutcome, InconsistentEvent, RuleSet
+
+
+@dataclass
+class JudgedGame:
+    """One game of a log, judged again."""
+
+    start: GameStart
+    events: list[TableEvent] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    recorded_verdicts: list[Verdict] = field(default_factory=list)
+    errors: list[InconsistentEvent] = field(default_factory=list)
+    outcome: GameOutcome | None = None
+    final_state: Game | None = None
+
+    @property
+    def faults(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.code is not None]
+
+    def disagreements(self) -> list[tuple[Verdict, Verdict | None]]:
+        """(judged, recorded) pairs whose outcome or code differ, for events with a record."""
+        recorded = {v.event: v for v in self.recorded_verdicts}
+        if not recorded:
+            return []
+        out: list[tuple[Verdict, Verdict | None]] = []
+        for v in self.verdicts:
+            r = recorded.get(v.event)
+            if r is None or (r.outcome, r.code) != (v.outcome, v.code):
+                out.append((v, r))
+        return out
+
+
+def judge_records(records: Iterable[Record]) -> Iterator[JudgedGame]:
+    """Judge every game in a stream of records, one :class:`JudgedGame` per game.
+
+    An event that contradicts the state is kept in ``errors`` and skipped (the state is left
+    as it was), so one bad event does not spoil the rest of the game.
+    """
+    current: JudgedGame | None = None
+    game: Game | None = None
+    for record in records:
+        if isinstance(record, GameStart):
+            if current is not None:
+                yield _finish(current, game)
+            current, game = JudgedGame(record), Game(record.rules)
+            continue
+        if current is None or game is None:
+            current = JudgedGame(GameStart(t=0.0, rules=RuleSet()))
+            game = Game(current.start.rules)
+        if isinstance(record, Verdict):
+            current.recorded_verdicts.append(record)
+        elif isinstance(record, TableEvent):
+            current.events.append(record)
+            try:
+                judgement = game.apply(record)
+            except InconsistentEvent as exc:
+                current.errors.append(exc)
+                continue
+            current.verdicts.append(judgement.verdict)
+            current.calls.extend(judgement.calls)
+    if current is not None:
+        yield _finish(current, game)
+
+
+def _finish(judged: JudgedGame, game: Game | None) -> JudgedGame:
+    judged.outcome = game.outcome if game else None
+    judged.final_state = game
+    return judged
