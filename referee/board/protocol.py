@@ -275,6 +275,15 @@ class LedPattern:
     def is_finite(self) -> bool:
         return self.mode is LedMode.BLINK and self.count > 0
 
+    @property
+    def duration_ms(self) -> int:
+        """How long a finite blink lasts (0 for off; unbounded patterns raise)."""
+        if self.mode is LedMode.OFF:
+            return 0
+        if not self.is_finite:
+            raise ValueError(f"{self!r} lasts until it is changed")
+        return self.count * (self.on_ms + self.off_ms) - self.off_ms
+
 
 OFF = LedPattern(LedMode.OFF)
 ON = LedPattern(LedMode.ON)

@@ -153,7 +153,7 @@ class SerialBoard:
 
         self._cond = threading.Condition()
         self._queue: collections.deque[_Command] = collections.deque()
-        self._lights: dict[Led, LedPattern] = {}
+        self._lights: dict[Led, tuple[LedPattern, float]] = {}  # pattern, when it was set
         self._stats = BoardStats()
         self._busy = False
         self._stopping = False
@@ -192,7 +192,7 @@ class SerialBoard:
                 self._lights.clear()
                 self._enqueue(_Command(MsgType.ALL_OFF, b"", str(sig), now))
             else:
-                self._lights.update(show.lights)
+                self._lights.update({led: (p, now) for led, p in show.lights.items()})
                 for cmd in self._leds_commands(show.lights.items(), str(sig), now):
                     self._enqueue(cmd)
                 if show.tone is not None:
@@ -218,7 +218,7 @@ class SerialBoard:
     def lights(self) -> dict[Led, LedPattern]:
         """The patterns the referee has set, as they will be restored after a reconnect."""
         with self._cond:
-            return dict(self._lights)
+            return {led: pattern for led, (pattern, _) in self._lights.items()}
 
     def close(self, timeout: float = 2.0) -> None:
         """Switch everything off, stop the thread and close the port."""
@@ -260,11 +260,13 @@ class SerialBoard:
         ]
 
     def _restore_commands(self) -> list[_Command]:
+        now = time.monotonic()
         state = {led: OFF for led in Led}
-        for led, pattern in self._lights.items():
-            if not pattern.is_finite:  # a finite blink is over, or too late to matter
+        for led, (pattern, since) in self._lights.items():
+            # A finite blink is shown again (from its start) only if it has not ended yet.
+            if not pattern.is_finite or now - since < pattern.duration_ms / 1000:
                 state[led] = pattern
-        return self._leds_commands(state.items(), "restore lights", time.monotonic())
+        return self._leds_commands(state.items(), "restore lights", now)
 
     # ---- the writer thread ----
 
