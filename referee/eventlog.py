@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import IO, Any
 
 from referee.cards import Card
@@ -57,6 +57,7 @@ class LogContents:
     records: list[Record]
     errors: list[LogError]
     lines: int
+    line_numbers: list[int] = field(default_factory=list)  # the line of each record
 
 
 # ---------------------------------------------------------------------- encoding
@@ -240,15 +241,15 @@ def iter_lines(stream: IO[str], source: str) -> Iterator[tuple[int, Record | Log
 
 def read_records(stream: IO[str], source: str = "<stream>") -> LogContents:
     """Read every good record; collect an error for every bad line (never raises on content)."""
-    records: list[Record] = []
-    errors: list[LogError] = []
-    lines = 0
-    for lines, item in iter_lines(stream, source):  # noqa: B007
+    contents = LogContents([], [], 0)
+    for number, item in iter_lines(stream, source):
+        contents.lines = number
         if isinstance(item, LogError):
-            errors.append(item)
+            contents.errors.append(item)
         else:
-            records.append(item)
-    return LogContents(records, errors, lines)
+            contents.records.append(item)
+            contents.line_numbers.append(number)
+    return contents
 
 
 def read_records_strict(stream: IO[str], source: str = "<stream>") -> list[Record]:

@@ -45,15 +45,17 @@ class JudgedGame:
         return out
 
 
-def judge_records(records: Iterable[Record]) -> Iterator[JudgedGame]:
+def judge_records(records: Iterable[Record], line_numbers: list[int] | None = None,
+                  source: str | None = None) -> Iterator[JudgedGame]:
     """Judge every game in a stream of records, one :class:`JudgedGame` per game.
 
     An event that contradicts the state is kept in ``errors`` and skipped (the state is left
-    as it was), so one bad event does not spoil the rest of the game.
+    as it was), so one bad event does not spoil the rest of the game. With ``line_numbers``
+    (the line of each record in ``source``) an error names its line.
     """
     current: JudgedGame | None = None
     game: Game | None = None
-    for record in records:
+    for index, record in enumerate(records):
         if isinstance(record, GameStart):
             if current is not None:
                 yield _finish(current, game)
@@ -69,6 +71,8 @@ def judge_records(records: Iterable[Record]) -> Iterator[JudgedGame]:
             try:
                 judgement = game.apply(record)
             except InconsistentEvent as exc:
+                if line_numbers is not None:
+                    exc = InconsistentEvent(exc.message, f"{source}:{line_numbers[index]}: {exc.where}")
                 current.errors.append(exc)
                 continue
             current.verdicts.append(judgement.verdict)

@@ -175,19 +175,18 @@ def check(log: str, as_json: bool, all_verdicts: bool) -> None:
     contents = _read_log(log)
     problems = len(contents.errors)
     console = _console()
-    err_console = _console(stderr=True)
     for err in contents.errors:
-        err_console.print(f"[red]malformed[/] {err}", highlight=False)
+        click.echo(f"malformed {err}", err=True)
     games = 0
-    for game in judge_records(contents.records):
+    for game in judge_records(contents.records, contents.line_numbers, log):
         games += 1
         problems += len(game.errors) + len(game.disagreements())
         for exc in game.errors:
-            err_console.print(f"[red]inconsistent[/] {log}: game {game.start.game}: {exc}", highlight=False)
+            click.echo(f"inconsistent (game {game.start.game}) {exc}", err=True)
         for judged, recorded in game.disagreements():
             was = f"{recorded.outcome} {recorded.code or ''}".strip() if recorded else "no verdict"
-            err_console.print(f"[yellow]changed[/] {log}: game {game.start.game} event {judged.event}: "
-                              f"recorded {was}, now {judged.outcome} {judged.code or ''}", highlight=False)
+            click.echo(f"changed {log}: game {game.start.game} event {judged.event}: "
+                       f"recorded {was}, now {judged.outcome} {judged.code or ''}", err=True)
         if as_json:
             click.echo(json.dumps({
                 "game": game.start.game,
@@ -201,7 +200,7 @@ def check(log: str, as_json: bool, all_verdicts: bool) -> None:
                 console.print(_verdict_table(game, all_verdicts))
             console.print(_summary(game), highlight=False)
     if games == 0 and not contents.errors:
-        err_console.print(f"[red]empty[/] {log}: no records")
+        click.echo(f"empty {log}: no records", err=True)
         problems += 1
     sys.exit(1 if problems else 0)
 

@@ -152,6 +152,27 @@ class Game:
         known.update({c: f"{p}'s face-down cards" for c, p in self._hidden_known.items()})
         return known
 
+    def defects(self) -> list[str]:
+        """Every inconsistency in the state (empty for a sound game), like a status check."""
+        found: list[str] = []
+        if (n := self.card_count()) != DECK_SIZE:
+            found.append(f"{n} cards on the table, not {DECK_SIZE}")
+        face_up = [c for s in self.sides.values() for p in s.stock for c in p.up]
+        face_up += [e.card for p in self.piles.values() for e in p.cards]
+        if len(face_up) != len(set(face_up)):
+            found.append("a card lies face up in two places")
+        if set(face_up) != set(self._visible):
+            found.append("the engine's list of face-up cards does not match the table")
+        if set(self._hidden_known) & set(self._visible):
+            found.append("a card is both face up and face down")
+        for player, side in self.sides.items():
+            known = sum(1 for p in self._hidden_known.values() if p is player)
+            if known > side.face_down:
+                found.append(f"{player} has {known} known face-down cards but only {side.face_down}")
+            if side.packet < 0 or any(p.down < 0 for p in side.stock):
+                found.append(f"{player} has a negative card count")
+        return found
+
     def pile_sizes(self) -> dict[str, int]:
         """The size of every pile and packet on the table, by name."""
         sizes: dict[str, int] = {}
