@@ -153,11 +153,14 @@ def find_board(frame: np.ndarray, board: Board) -> tuple[np.ndarray, np.ndarray]
     """Image points and matching board points of one view, or None if the board is not seen."""
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     if board.kind == "chessboard":
-        found, corners = cv2.findChessboardCornersSB(
-            gray, (board.cols, board.rows), flags=cv2.CALIB_CB_EXHAUSTIVE | cv2.CALIB_CB_ACCURACY
+        flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE
+        found, corners = cv2.findChessboardCorners(
+            gray, (board.cols, board.rows), flags=flags | cv2.CALIB_CB_FAST_CHECK
         )
         if not found:
             return None
+        criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 0.01)
+        corners = cv2.cornerSubPix(gray, corners, (5, 5), (-1, -1), criteria)
         return corners.reshape(-1, 2).astype(np.float32), board.object_points()
     detector = cv2.aruco.CharucoDetector(board.charuco())
     ch_corners, ch_ids, _, _ = detector.detectBoard(gray)
@@ -192,6 +195,10 @@ def calibrate_lens(
             "squares for ChArUco)",
             "--source",
         )
-    rms, matrix, dist, _, _ = cv2.calibrateCamera(object_pts, image_pts, size, None, None)
+    # k3 is fixed at zero: with the board seldom in the very corners of the picture, a free
+    # k3 fits noise there and bends the edges of the view the wrong way.
+    rms, matrix, dist, _, _ = cv2.calibrateCamera(
+        object_pts, image_pts, size, None, None, flags=cv2.CALIB_FIX_K3
+    )
     log.info("lens calibrated from %d views, rms %.3f px", len(image_pts), rms)
     return LensModel(matrix, dist.reshape(-1), size, float(rms)), len(image_pts)

@@ -87,33 +87,66 @@ def camera_view(
     """Render what a camera sees; ``mat_to_image`` maps mat mm to (undistorted) pixels."""
     rng = np.random.default_rng(seed)
     tex = mat_texture(layout, tuple(hidden))
-    s = TEXTURE_PX_PER_MM
-    k = SUPERSAMPLE
-    # texture px -> mat mm -> image px -> supersampled px
-    tex_to_mat = np.array([[1 / s, 0, 0.5 / s], [0, 1 / s, 0.5 / s], [0, 0, 1]])
-    up = np.array([[k, 0, (k - 1) / 2], [0, k, (k - 1) / 2], [0, 0, 1]])
-    tex_to_big = up @ mat_to_image @ tex_to_mat
-    big_size = (size[0] * k, size[1] * k)
-    if lens is None:
-        big = cv2.warpPerspective(
-            tex, tex_to_big, big_size, flags=cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_CONSTANT, borderValue=TABLE_BGR,
-        )
-    else:
-        uu, vv = np.meshgrid(np.arange(big_size[0]), np.arange(big_size[1]))
-        small = np.stack([(uu.ravel() - (k - 1) / 2) / k, (vv.ravel() - (k - 1) / 2) / k], 1)
-        ideal = lens.undistort_points(small)
-        big_to_tex = np.linalg.inv(mat_to_image @ tex_to_mat)
-        src = cv2.perspectiveTransform(ideal.reshape(-1, 1, 2), big_to_tex).reshape(-1, 2)
-        maps = src.astype(np.float32).reshape(big_size[1], big_size[0], 2)
-        big = cv2.remap(tex, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_CONSTANT, borderValue=TABLE_BGR)
-    img = cv2.resize(big, size, interpolation=cv2.INTER_AREA)
+    img = planar_view(tex, TEXTURE_PX_PER_MM, mat_to_image, lens=lens, size=size)
     if blur_sigma > 0:
         img = cv2.GaussianBlur(img, (0, 0), blur_sigma)
     if noise > 0:
         img = np.clip(img + rng.normal(0, noise, img.shape), 0, 255).astype(np.uint8)
     return img
+
+
+def planar_view(
+    texture: np.ndarray,
+    tex_px_per_mm: float,
+    plane_to_image: np.ndarray,
+    *,
+    lens: LensModel | None = None,
+    size: tuple[int, int] = SIZE,
+    background: tuple[int, ...] = TABLE_BGR,
+) -> np.ndarray:
+    """A flat texture (``tex_px_per_mm``) seen by a camera: ``plane_to_image`` maps plane mm
+    to ideal pixels, ``lens`` then distorts. Supersampled, so edges are anti-aliased."""
+    s = tex_px_per_mm
+    k = SUPERSAMPLE
+    tex_to_plane = np.array([[1 / s, 0, 0.5 / s], [0, 1 / s, 0.5 / s], [0, 0, 1]])
+    up = np.array([[k, 0, (k - 1) / 2], [0, k, (k - 1) / 2], [0, 0, 1]])
+    big_size = (size[0] * k, size[1] * k)
+    if lens is None:
+        big = cv2.warpPerspective(
+            texture, up @ plane_to_image @ tex_to_plane, big_size, flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT, borderValue=background,
+        )
+    else:
+        ideal = _ideal_pixels(lens, size)
+        to_tex = np.linalg.inv(plane_to_image @ tex_to_plane)
+        src = cv2.perspectiveTransform(ideal.reshape(-1, 1, 2), to_tex).reshape(-1, 2)
+        maps = src.astype(np.float32).reshape(big_size[1], big_size[0], 2)
+        big = cv2.remap(texture, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_CONSTANT, borderValue=background)
+    return cv2.resize(big, size, interpolation=cv2.INTER_AREA)
+
+
+_IDEAL_CACHE: dict[tuple[bytes, tuple[int, int]], np.ndarray] = {}
+
+
+def _ideal_pixels(lens: LensModel, size: tuple[int, int]) -> np.ndarray:
+    """For every supersampled pixel of a distorted view, where it lies in the ideal image
+    (computed once per lens and size: undistorting millions of points is slow)."""
+    key = (lens.camera_matrix.tobytes() + lens.dist_coeffs.tobytes(), size)
+    if key not in _IDEAL_CACHE:
+        k = SUPERSAMPLE
+        uu, vv = np.meshgrid(np.arange(size[0] * k), np.arange(size[1] * k))
+        small = np.stack([(uu.ravel() - (k - 1) / 2) / k, (vv.ravel() - (k - 1) / 2) / k], 1)
+        _IDEAL_CACHE[key] = lens.undistort_points(small)
+    return _IDEAL_CACHE[key]
+
+
+def pose_homography(camera_matrix: np.ndarray, rvec: tuple[float, float, float],
+                    tvec: tuple[float, float, float]) -> np.ndarray:
+    """Plane (z = 0, mm) -> ideal pixels for a camera at pose (rvec, tvec)."""
+    r, _ = cv2.Rodrigues(np.array(rvec, np.float64))
+    h = camera_matrix @ np.column_stack([r[:, 0], r[:, 1], np.array(tvec, np.float64)])
+    return h / h[2, 2]
 
 
 def mapping_error_mm(
