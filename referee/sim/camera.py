@@ -189,12 +189,14 @@ class Camera:
 
 
 def random_camera(rng: np.random.Generator, target: tuple[float, float] = (297.0, 210.0),
-                  size: tuple[int, int] = (1280, 720), view_width_mm: float = 594.0) -> Camera:
+                  size: tuple[int, int] = (1280, 720),
+                  view_mm: tuple[float, float] = (594.0, 420.0)) -> Camera:
     """A plausible ceiling or tripod camera over the table: rarely exactly overhead.
 
-    ``view_width_mm`` is what the image should span across (the mat's width), with room to
-    spare for hands and a wobbly set-up.
+    ``view_mm`` (the mat's size) must fit in the image, with room to spare for hands and a
+    wobbly set-up.
     """
+    view_width_mm = max(view_mm[0], view_mm[1] * size[0] / size[1])
     height = float(rng.uniform(650, 1200))
     tilt = math.radians(float(rng.choice([0.0, rng.uniform(0, 6), rng.uniform(3, 22)],
                                          p=[0.05, 0.45, 0.5])))
@@ -203,7 +205,7 @@ def random_camera(rng: np.random.Generator, target: tuple[float, float] = (297.0
     pos = (target[0] + off * math.cos(azim), target[1] + off * math.sin(azim), -height)
     aim = (target[0] + float(rng.normal(0, 15)), target[1] + float(rng.normal(0, 15)), 0.0)
     dist_to = math.dist(pos, aim)
-    span = view_width_mm * float(rng.uniform(1.12, 1.5))
+    span = view_width_mm * float(rng.uniform(1.1, 1.4))
     hfov = math.degrees(2 * math.atan(span / 2 / dist_to))
     k1 = float(rng.uniform(-0.2, 0.03))
     dist = (k1, float(rng.uniform(-0.05, 0.08)) * abs(k1) * 3, float(rng.normal(0, 0.0007)),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import math
+import zlib
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -220,8 +221,9 @@ class Renderer:
             return dst
         x0, y0, x1, y1 = roi
         m = cv2.getPerspectiveTransform(_FACE_SRC, quad - np.float32([x0, y0]))
-        warped = cv2.warpPerspective(src_img, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+        warped = cv2.warpPerspective(_shaded(src_img, card), m, (x1 - x0, y1 - y0),
+                                     flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=(0, 0, 0, 0))
         _composite(canvas[y0:y1, x0:x1], warped, blur)
         return dst
 
@@ -301,9 +303,9 @@ class Renderer:
             tip = w((u + math.sin(spread) * length) * s, (38 + math.cos(spread) * length) * s,
                     -min(h0, 18))
             fingers.append((np.stack([base, tip]), width * s))
-        ta = math.radians(-55 - 25 * hand.spread)
-        tb = w(-34 * s, -12 * s, 4)
-        tt = w((-34 + math.sin(ta) * 55) * s, (-12 + math.cos(ta) * 55) * s, -min(h0, 10))
+        ta = math.radians(-28 - 30 * hand.spread)
+        tb = w(-36 * s, -5 * s, 4)
+        tt = w((-36 + math.sin(ta) * 52) * s, (-5 + math.cos(ta) * 52) * s, -min(h0, 10))
         fingers.append((np.stack([tb, tt]), 22 * s))
         t = np.linspace(0, 2 * np.pi, 24, endpoint=False)
         palm = np.stack([w(42 * s * float(np.sign(np.cos(x))) * abs(np.cos(x)) ** 0.6,
@@ -358,19 +360,30 @@ class Renderer:
 
         poly(skin, arm)
         poly(skin, palm)
+        scale = _px_per_mm(cam, bg, np.array([hand.x, hand.y]), hand.height) / f
+        # each finger is shaded as its own rounded body, so that fingers read apart
+        finger_body = np.zeros(skin.shape, np.float32)
         for seg, width in fingers:
             p = small(seg)
             th = max(2, round(width / f * _px_per_mm(cam, bg, seg[:, :2].mean(0),
                                                      float(-seg[:, 2].mean()))))
-            cv2.line(skin, tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int)),
+            one = np.zeros_like(skin)
+            cv2.line(one, tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int)),
                      255, th, cv2.LINE_AA)
+            skin = cv2.max(skin, one)
+            fb = cv2.GaussianBlur(one, (0, 0), max(1.0, th / 4)).astype(np.float32) / 255
+            finger_body = np.maximum(finger_body, fb * 1.9)
+        palm_mask = np.zeros_like(skin)
+        poly(palm_mask, palm)
+        poly(palm_mask, arm)
         poly(cloth, sleeve)
         skin = cv2.subtract(skin, cloth)
         union = cv2.max(skin, cloth)
         # rounded shading: darker toward the outline; a faint texture of skin and cloth
-        scale = _px_per_mm(cam, bg, np.array([hand.x, hand.y]), hand.height) / f
-        body = cv2.GaussianBlur(union, (0, 0), max(2.0, 9 * scale)).astype(np.float32) / 255
-        shade = 0.55 + 0.6 * np.clip(body * 1.7, 0, 1)
+        body = cv2.GaussianBlur(cv2.max(palm_mask, cloth), (0, 0),
+                                max(2.0, 9 * scale)).astype(np.float32) / 255
+        body = np.maximum(np.clip(body * 1.7, 0, 1), np.clip(finger_body, 0, 1))
+        shade = 0.5 + 0.52 * body
         rng = np.random.default_rng(int(hand.x * 7 + hand.y * 13) & 0xFFFF)
         tex = cv2.GaussianBlur(rng.standard_normal(skin.shape).astype(np.float32), (0, 0),
                                max(1.0, 2 * scale))
@@ -462,6 +475,26 @@ class Renderer:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+@lru_cache(maxsize=4)
+def _ramp() -> tuple[np.ndarray, np.ndarray]:
+    yy, xx = np.mgrid[0:FACE_H, 0:FACE_W].astype(np.float32)
+    return (xx / FACE_W - 0.5), (yy / FACE_H - 0.5)
+
+
+def _shaded(face: np.ndarray, card: CardPose) -> np.ndarray:
+    """The face with a gentle light ramp of its own (a card is never quite flat): the ramp's
+    direction and depth come from the card's pose, so a settled card keeps its look."""
+    key = f"{card.card} {card.x:.1f} {card.y:.1f} {card.angle:.1f}".encode()
+    rng = np.random.default_rng(zlib.crc32(key))
+    gx, gy = rng.normal(0, 0.05, 2)
+    base = rng.uniform(0.93, 1.02)
+    rx, ry = _ramp()
+    g = (base + gx * rx + gy * ry)[..., None]
+    out = face.copy()
+    out[:, :, :3] = np.clip(face[:, :, :3] * g, 0, 255).astype(np.uint8)
+    return out
 
 
 def _face_visible(cam: Camera, corners: np.ndarray) -> bool:

@@ -164,7 +164,7 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
         gradient=(float(rng.normal(0, 0.12)), float(rng.normal(0, 0.12))),
         spot=(float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.2, 0.8)),
               float(rng.uniform(0.3, 0.8)), float(rng.uniform(0, 0.3))),
-        vignette=float(rng.uniform(0.05, 0.35)), warmth=float(rng.normal(0, 0.06)),
+        vignette=float(rng.uniform(0.05, 0.35)), warmth=float(rng.normal(0.03, 0.07)),
         light_azimuth_deg=float(rng.uniform(0, 360)),
         light_elevation_deg=float(rng.uniform(45, 80)),
         shadow_strength=float(rng.uniform(0.25, 0.6)))
