@@ -16,22 +16,9 @@ import cv2
 import numpy as np
 
 from referee.errors import InputError, MissingPrerequisite
+from referee.vision.matprint import PAPER_MM
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
-
-# Sheet sizes in mm (portrait width x height); the mat goes on in whichever way it fits.
-PAPER_MM: dict[str, tuple[float, float]] = {
-    "A0": (841, 1189),
-    "A1": (594, 841),
-    "A2": (420, 594),
-    "A3": (297, 420),
-    "A4": (210, 297),
-    "letter": (215.9, 279.4),
-    "legal": (215.9, 355.6),
-    "tabloid": (279.4, 431.8),
-    "ARCH-C": (457.2, 609.6),
-    "ARCH-D": (609.6, 914.4),
-}
 
 _MAT_OPTION = click.option(
     "--mat",
@@ -68,53 +55,43 @@ def register(group: click.Group) -> None:
     help="Sheet to print on; the mat is centred on it and must fit at true scale.",
 )
 @click.option(
+    "--tile", is_flag=True,
+    help="Print the mat in overlapping pieces on several sheets of --paper (PDF only), "
+    "to trim and tape together.",
+)
+@click.option(
     "--dpi", default=200, show_default=True, type=click.IntRange(50, 1200),
     help="Resolution of the drawing.",
 )
 @_MAT_OPTION
-def mat_command(out: Path, paper: str, dpi: int, mat_path: Path | None) -> None:
+def mat_command(out: Path, paper: str, tile: bool, dpi: int, mat_path: Path | None) -> None:
     """Draw the printable play mat: markers, stock slots, spit-card packets, spit piles.
 
     Print the PDF at 100 % ("actual size", no fit-to-page): calibration trusts the printed
-    size. The default mat is 594 x 420 mm (A2 landscape).
+    size. The default mat is 594 x 420 mm (A2 landscape); on a smaller printer use --tile.
     """
     from PIL import Image
 
-    from referee.vision.mat import check_fits, load_layout, render_mat
+    from referee.vision.mat import load_layout
+    from referee.vision.matprint import single_sheet, tiles
 
     layout = load_layout(mat_path)
-    paper = next(name for name in PAPER_MM if name.lower() == paper.lower())
-    sheet = PAPER_MM[paper]
     suffix = out.suffix.lower()
     if suffix not in (".pdf", ".png"):
         raise InputError(f"expected a .pdf or .png file name, got {out.name!r}", "--out")
-    if not check_fits(layout, sheet):
-        w, h = layout.size_mm
-        fits = [n for n, s in PAPER_MM.items() if check_fits(layout, s)]
-        raise InputError(
-            f"the mat '{layout.name}' is {w:g} x {h:g} mm and does not fit on {paper} "
-            f"({sheet[0]:g} x {sheet[1]:g} mm) at true scale; use one of: {', '.join(fits)}",
-            "--paper",
-        )
-    landscape = layout.size_mm[0] > layout.size_mm[1]
-    sheet_w, sheet_h = (max(sheet), min(sheet)) if landscape else (min(sheet), max(sheet))
-    px_per_mm = dpi / 25.4
-    drawing = render_mat(layout, px_per_mm)
-    page = np.full((round(sheet_h * px_per_mm), round(sheet_w * px_per_mm), 3), 255, np.uint8)
-    top = (page.shape[0] - drawing.shape[0]) // 2
-    left = (page.shape[1] - drawing.shape[1]) // 2
-    page[top : top + drawing.shape[0], left : left + drawing.shape[1]] = drawing
-    image = Image.fromarray(cv2.cvtColor(page, cv2.COLOR_BGR2RGB))
+    if tile and suffix != ".pdf":
+        raise InputError("tiles go into one PDF, a page each: use a .pdf name", "--out")
+    pages = tiles(layout, paper, dpi) if tile else [single_sheet(layout, paper, dpi)]
+    images = [Image.fromarray(cv2.cvtColor(p.image, cv2.COLOR_BGR2RGB)) for p in pages]
     out.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".pdf":
-        image.save(out, "PDF", resolution=float(dpi), quality=95)
+        images[0].save(out, "PDF", resolution=float(dpi), quality=95, save_all=True,
+                       append_images=images[1:])
     else:
-        image.save(out, "PNG", dpi=(dpi, dpi))
+        images[0].save(out, "PNG", dpi=(dpi, dpi))
     w, h = layout.size_mm
-    click.echo(
-        f"wrote {out}: mat '{layout.name}' ({w:g} x {h:g} mm) on {paper} "
-        f"{'landscape' if landscape else 'portrait'}, {dpi} dpi"
-    )
+    where = f"{len(pages)} pages of {pages[0].label.split()[0]}" if tile else pages[0].label
+    click.echo(f"wrote {out}: mat '{layout.name}' ({w:g} x {h:g} mm) on {where}, {dpi} dpi")
     if suffix == ".pdf":
         click.echo("print at 100 % (actual size, no fit-to-page) so the markers keep their size")
 

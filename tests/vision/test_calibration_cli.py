@@ -84,16 +84,29 @@ def test_mat_is_drawn_at_true_scale(
         (["--paper", "B5"], "Invalid value for '--paper'"),
         (["--dpi", "5"], "Invalid value for '--dpi'"),
         (["--out", "mat.svg"], "--out: expected a .pdf or .png"),
+        (["--paper", "A4", "--tile", "--out", "m.png"], "--out: tiles go into one PDF"),
         (["--mat", "no/such.yaml"], "no such mat layout file"),
     ],
 )
 def test_mat_bad_arguments(tmp_path: Path, args: list[str], message: str) -> None:
     if "--out" not in args:
         args = [*args, "--out", str(tmp_path / "m.pdf")]
+    else:
+        args = [str(tmp_path / a) if a.startswith("m") else a for a in args]
     result = run("mat", *args)
     assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("paper", "pages"), [("A4", 8), ("letter", 8), ("A3", 4)])
+def test_mat_in_pieces_for_a_small_printer(tmp_path: Path, paper: str, pages: int) -> None:
+    out = tmp_path / "tiles.pdf"
+    result = run("mat", "--paper", paper, "--tile", "--out", out, "--dpi", "50")
+    assert result.exit_code == 0, result.output
+    assert f"on {pages} pages of {paper}" in result.output
+    boxes = out.read_bytes().split(b"/MediaBox")[1:]
+    assert len(boxes) == pages
 
 
 @pytest.mark.parametrize("source", ["mat", "covered", "video"])
