@@ -13,6 +13,7 @@
  *                                       a GPIO output changed; sim_ns is simulated time since
  *                                       reset, host_ns is CLOCK_MONOTONIC (same clock as
  *                                       Python's time.monotonic_ns on Linux)
+ *   TIME <sim_ns> <host_ns>             answer to "time\n" on stdin: the simulated clock now
  *   EXIT <state>                        the simulation stopped
  * End of stdin stops the simulation, so the harness never outlives the test that runs it.
  */
@@ -44,10 +45,19 @@ static uint64_t host_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Last level printed per port (B, C, D) and bit: pins come out of reset low. Some simavr
+ * paths (timer compare outputs) raise the same level twice; only real changes are printed. */
+static uint8_t last_level[3][8];
+
 static void pin_changed(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq;
     intptr_t id = (intptr_t)param;
+    uint8_t *last = &last_level[(id >> 8) - 'B'][id & 7];
+    if (*last == (value & 1u)) {
+        return;
+    }
+    *last = (uint8_t)(value & 1u);
     printf("PIN %c%d %u %llu %llu\n", (char)(id >> 8), (int)(id & 0xFF), value & 1u,
            (unsigned long long)avr_cycles_to_nsec(avr, avr->cycle),
            (unsigned long long)host_ns());
@@ -60,6 +70,10 @@ static void *stdin_reader(void *arg)
     while (fgets(line, sizeof line, stdin)) {
         if (strncmp(line, "go", 2) == 0) {
             started = 1;
+        } else if (strncmp(line, "time", 4) == 0) {
+            /* Read from another thread: a torn read is harmless for "how far along is it". */
+            printf("TIME %llu %llu\n", (unsigned long long)avr_cycles_to_nsec(avr, avr->cycle),
+                   (unsigned long long)host_ns());
         } else if (strncmp(line, "quit", 4) == 0) {
             break;
         }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 PROTOCOL_VERSION = 1
@@ -215,16 +215,18 @@ class Frame:
 class FrameDecoder:
     """Byte-stream to frames, like the firmware's byte-at-a-time receiver.
 
-    ``feed`` yields a :class:`Frame` or a :class:`FrameError` for each delimiter that ends a
-    non-empty frame. The buffer is bounded: bytes beyond the longest frame are dropped and the
-    frame is reported as an overflow; a truncated frame is never delivered.
+    ``feed`` consumes all the bytes given and returns a :class:`Frame` or a :class:`FrameError`
+    for each delimiter that ended a non-empty frame. The buffer is bounded: bytes beyond the
+    longest frame are dropped and the frame is reported as an overflow; a truncated frame is
+    never delivered.
     """
 
     _buf: bytearray = field(default_factory=bytearray)
     _overflow: bool = False
     errors: dict[FrameError, int] = field(default_factory=dict)
 
-    def feed(self, data: bytes) -> Iterator[Frame | FrameError]:
+    def feed(self, data: bytes) -> list[Frame | FrameError]:
+        out: list[Frame | FrameError] = []
         for byte in data:
             if byte != 0:
                 if len(self._buf) < MAX_ENCODED:
@@ -248,7 +250,8 @@ class FrameDecoder:
             if isinstance(result, FrameError):
                 self.errors[result] = self.errors.get(result, 0) + 1
             if result is not None:
-                yield result
+                out.append(result)
+        return out
 
 
 # ---- payloads ----

@@ -347,16 +347,20 @@ class SerialBoard:
                 data = self._port.read(max(1, self._port.in_waiting))
             except (serial.SerialException, OSError) as exc:
                 raise _LinkDown(f"read failed: {exc}") from exc
+            found = None
             for item in self._decoder.feed(data):
                 if isinstance(item, FrameError):
                     with self._cond:
                         self._stats.bad_replies += 1
                     log.warning("board %s: dropped a reply: %s", self.port_name, item.value)
-                elif item.seq == seq and item.type in (MsgType.ACK, MsgType.STATUS,
-                                                       MsgType.HELLO_REPLY):
-                    return item
-                else:
+                elif found is None and item.seq == seq and item.type in (
+                    MsgType.ACK, MsgType.STATUS, MsgType.HELLO_REPLY
+                ):
+                    found = item
+                else:  # the answer to an earlier try of a resent frame
                     log.debug("board %s: ignoring stale %r", self.port_name, item)
+            if found is not None:
+                return found
         return None
 
     def _on_reply(self, cmd: _Command, reply: Frame) -> None:

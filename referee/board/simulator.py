@@ -89,6 +89,7 @@ class SimulatedBoard:
         )
         self._cond = threading.Condition()
         self.changes: list[PinChange] = []
+        self._times: list[int] = []
         self.other_lines: list[str] = []
         self.port: str | None = None
         self._ready = False
@@ -112,6 +113,8 @@ class SimulatedBoard:
                     self.changes.append(
                         PinChange(parts[1], int(parts[2]), int(parts[3]), int(parts[4]))
                     )
+                elif parts[:1] == ["TIME"] and len(parts) == 3:
+                    self._times.append(int(parts[1]))
                 elif parts[:1] == ["PTY"] and len(parts) == 2:
                     self.port = parts[1]
                 elif parts[:1] == ["READY"]:
@@ -133,6 +136,18 @@ class SimulatedBoard:
         if not self.wait(lambda: self._running, timeout):
             raise RuntimeError("simavr harness did not start the CPU")
 
+    def sim_now(self, timeout: float = 2.0) -> int:
+        """The simulated clock now, in ns since reset."""
+        with self._cond:
+            asked = len(self._times)
+        assert self._proc.stdin is not None
+        self._proc.stdin.write("time\n")
+        self._proc.stdin.flush()
+        if not self.wait(lambda: len(self._times) > asked, timeout):
+            raise RuntimeError("simavr harness did not tell the time")
+        with self._cond:
+            return self._times[-1]
+
     def wait(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Wait until ``predicate()`` (evaluated under the lock) holds; False on timeout."""
         with self._cond:
@@ -145,6 +160,17 @@ class SimulatedBoard:
                 if change.pin == pin:
                     return change.value
         return 0
+
+    def level_at(self, pin: str, sim_ns: int) -> int:
+        """The pin's level at simulated time ``sim_ns`` (changes at that instant included)."""
+        with self._cond:
+            level = 0
+            for change in self.changes:
+                if change.sim_ns > sim_ns:
+                    break
+                if change.pin == pin:
+                    level = change.value
+            return level
 
     def wait_level(self, pin: str, value: int, timeout: float = 3.0,
                    after: int = 0) -> PinChange | None:
