@@ -21,6 +21,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from referee.errors import InputError
 from referee.vision.calibration import Calibration, FitQuality
 from referee.vision.markers import MarkerDetections, MarkerDetector, fit_homography
 
@@ -77,7 +78,16 @@ class DriftMonitor:
         return self._calibration
 
     def check(self, frame: np.ndarray) -> DriftStatus:
+        """Look at one frame. Raises only for a frame of another size than the calibration's
+        (a set-up mistake, not a camera movement)."""
         cal = self._calibration
+        size = (frame.shape[1], frame.shape[0])
+        if size != cal.image_size:
+            raise InputError(
+                f"frame is {size[0]}x{size[1]} but the calibration is for "
+                f"{cal.image_size[0]}x{cal.image_size[1]}",
+                cal.source or None,
+            )
         layout = cal.layout
         total = len(layout.markers)
         det = self._detector.detect(frame)

@@ -166,7 +166,7 @@ def find_board(frame: np.ndarray, board: Board) -> tuple[np.ndarray, np.ndarray]
     ch_corners, ch_ids, _, _ = detector.detectBoard(gray)
     if ch_ids is None or len(ch_ids) < 6:
         return None
-    obj = board.charuco().getChessboardCorners()[ch_ids.reshape(-1)]
+    obj = np.asarray(board.charuco().getChessboardCorners())[ch_ids.reshape(-1)]
     return ch_corners.reshape(-1, 2).astype(np.float32), np.asarray(obj, np.float32)
 
 

@@ -138,9 +138,10 @@ def fit_homography(
     if good.sum() < min_markers:
         return None
     sel = np.repeat(good, 4)
-    h = _refine(img[sel], mat[sel])
-    if h is None:
+    refined = _refine(img[sel], mat[sel])
+    if refined is None:
         return None
+    h = refined
     mapped = cv2.perspectiveTransform(img[sel].reshape(-1, 1, 2), h).reshape(-1, 2)
     corner_errors = np.linalg.norm(mapped - mat[sel], axis=1)
     # A marker's centre is where its diagonals cross, in the image as on the mat. Corner

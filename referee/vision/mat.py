@@ -284,13 +284,13 @@ def _check_geometry(layout: MatLayout, f: Fields) -> None:
         for z in layout.zones:
             if _boxes_gap(c, z.polygon()) < quiet - eps:
                 raise f.fail(where, f"marker {m.id} is closer than {quiet:g} mm to zone {z.id}")
-    for i, z in enumerate(layout.zones):
-        p = z.polygon()
+    for i, zone in enumerate(layout.zones):
+        p = zone.polygon()
         if p.min() < -eps or p[:, 0].max() > width + eps or p[:, 1].max() > height + eps:
-            raise f.fail(f"zones.{z.id}", "zone is not inside the mat")
-        for other in layout.zones[:i]:
-            if _boxes_gap(p, other.polygon()) < -eps:
-                raise f.fail(f"zones.{z.id}", f"zone overlaps zone {other.id}")
+            raise f.fail(f"zones.{zone.id}", "zone is not inside the mat")
+        for earlier in layout.zones[:i]:
+            if _boxes_gap(p, earlier.polygon()) < -eps:
+                raise f.fail(f"zones.{zone.id}", f"zone overlaps zone {earlier.id}")
 
 
 # ----------------------------------------------------------------------------- rendering

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from vision_synth import POSES, camera_view, mapping_error_mm, shifted
 
+from referee.errors import InputError
 from referee.vision.calibration import Calibration, calibrate
 from referee.vision.drift import DriftMonitor, DriftState
 from referee.vision.mat import MatLayout
@@ -103,6 +104,8 @@ def test_markers_gone_is_an_alert_value(
     assert monitor.calibration is cal
 
 
-def test_settings_are_checked(start: tuple[Calibration, np.ndarray]) -> None:
+def test_settings_and_frame_size_are_checked(start: tuple[Calibration, np.ndarray]) -> None:
     with pytest.raises(ValueError):
         DriftMonitor(start[0], still_px=5, follow_px=2)
+    with pytest.raises(InputError, match="frame is 640x480 but the calibration is for 1280x720"):
+        DriftMonitor(start[0]).check(np.zeros((480, 640, 3), np.uint8))
