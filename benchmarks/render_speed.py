@@ -38,6 +38,8 @@ def main() -> None:
     renderer.render(scene)
     first = time.perf_counter() - t0
     times = []
+    load_before = os.getloadavg()[0]
+    cpu0 = time.process_time()
     for i in range(args.frames):
         moved = tuple(replace(c, x=c.x + 3 * i, y=c.y - 4 * i) for c in scene.moving)
         hands = tuple(replace(hd, x=hd.x + 3 * i, y=hd.y - 4 * i) for hd in scene.hands)
@@ -45,6 +47,7 @@ def main() -> None:
         t = time.perf_counter()
         renderer.render(frame)
         times.append(time.perf_counter() - t)
+    cpu = (time.process_time() - cpu0) / args.frames
     med = statistics.median(times)
     print(f"machine: {platform.machine()} {platform.processor() or ''} {os.cpu_count()} CPUs, "
           f"Python {platform.python_version()}, OpenCV {cv2.__version__}, "
@@ -52,6 +55,8 @@ def main() -> None:
     print(f"first frame (background, {len(scene.settled)} settled cards): {first * 1000:.0f} ms")
     print(f"{w}x{h}: median {1 / med:.1f} fps ({med * 1000:.1f} ms/frame) over {args.frames} "
           f"frames with {len(scene.moving)} moving cards and {len(scene.hands)} hands")
+    print(f"CPU time {cpu * 1000:.1f} ms/frame (all threads); load average "
+          f"{load_before:.1f} -> {os.getloadavg()[0]:.1f} (other work on the machine slows it)")
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ class Camera:
     def t(self) -> np.ndarray:
         return np.array(self.tvec, np.float64)
 
-    @property
+    @cached_property
     def position(self) -> np.ndarray:
         """The camera centre in world mm."""
         return -self.R.T @ self.t

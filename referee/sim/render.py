@@ -95,6 +95,7 @@ class Renderer:
         self.deck = deck
         self.back = (back_deck or deck).back
         self._bg: _Background | None = None
+        self._shade_cache: dict[tuple[int, str], np.ndarray] = {}
 
     # ------------------------------------------------------------------ public
     def render(self, scene: Scene) -> tuple[np.ndarray, FrameTruth]:
@@ -132,6 +133,23 @@ class Renderer:
         truth = FrameTruth(scene.frame_index, scene.time, cam, cam.homography(), tuple(cards),
                            tuple(hand_outlines))
         return image, truth
+
+    def _shaded(self, face: np.ndarray, code: str) -> np.ndarray:
+        """The face (or back) with a gentle light ramp of its own, as a card is never quite
+        flat; fixed per card and deck, so a card keeps its look from frame to frame."""
+        key = (id(face), code)
+        cached = self._shade_cache.get(key)
+        if cached is not None:
+            return cached
+        rng = np.random.default_rng(zlib.crc32(f"{self.deck.name} {code}".encode()))
+        gx, gy = rng.normal(0, 0.05, 2)
+        base = rng.uniform(0.93, 1.02)
+        rx, ry = _ramp()
+        g = (base + gx * rx + gy * ry)[..., None]
+        out = face.copy()
+        out[:, :, :3] = np.clip(face[:, :, :3] * g, 0, 255).astype(np.uint8)
+        self._shade_cache[key] = out
+        return out
 
     # ------------------------------------------------------------------ background
     def _background(self, scene: Scene) -> _Background:
@@ -221,7 +239,7 @@ class Renderer:
             return dst
         x0, y0, x1, y1 = roi
         m = cv2.getPerspectiveTransform(_FACE_SRC, quad - np.float32([x0, y0]))
-        warped = cv2.warpPerspective(_shaded(src_img, card), m, (x1 - x0, y1 - y0),
+        warped = cv2.warpPerspective(self._shaded(src_img, card.card), m, (x1 - x0, y1 - y0),
                                      flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                                      borderValue=(0, 0, 0, 0))
         _composite(canvas[y0:y1, x0:x1], warped, blur)
@@ -367,12 +385,21 @@ class Renderer:
             p = small(seg)
             th = max(2, round(width / f * _px_per_mm(cam, bg, seg[:, :2].mean(0),
                                                      float(-seg[:, 2].mean()))))
-            one = np.zeros_like(skin)
-            cv2.line(one, tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int)),
-                     255, th, cv2.LINE_AA)
-            skin = cv2.max(skin, one)
-            fb = cv2.GaussianBlur(one, (0, 0), max(1.0, th / 4)).astype(np.float32) / 255
-            finger_body = np.maximum(finger_body, fb * 1.9)
+            p0, p1 = tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int))
+            cv2.line(skin, p0, p1, 255, th, cv2.LINE_AA)
+            # shade the finger in its own small box
+            sigma = max(1.0, th / 4)
+            r = th + int(3 * sigma) + 2
+            bx0, by0 = max(0, min(p0[0], p1[0]) - r), max(0, min(p0[1], p1[1]) - r)
+            bx1, by1 = min(sw, max(p0[0], p1[0]) + r), min(sh, max(p0[1], p1[1]) + r)
+            if bx0 >= bx1 or by0 >= by1:
+                continue
+            one = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
+            cv2.line(one, (p0[0] - bx0, p0[1] - by0), (p1[0] - bx0, p1[1] - by0), 255, th,
+                     cv2.LINE_AA)
+            fb = cv2.GaussianBlur(one, (0, 0), sigma).astype(np.float32) * (1.9 / 255)
+            sub_fb = finger_body[by0:by1, bx0:bx1]
+            np.maximum(sub_fb, fb, out=sub_fb)
         palm_mask = np.zeros_like(skin)
         poly(palm_mask, palm)
         poly(palm_mask, arm)
@@ -384,10 +411,7 @@ class Renderer:
                                 max(2.0, 9 * scale)).astype(np.float32) / 255
         body = np.maximum(np.clip(body * 1.7, 0, 1), np.clip(finger_body, 0, 1))
         shade = 0.5 + 0.52 * body
-        rng = np.random.default_rng(int(hand.x * 7 + hand.y * 13) & 0xFFFF)
-        tex = cv2.GaussianBlur(rng.standard_normal(skin.shape).astype(np.float32), (0, 0),
-                               max(1.0, 2 * scale))
-        shade *= 1 + 0.05 * tex
+        shade *= _skin_texture(skin.shape)
         colour = np.zeros((*skin.shape, 3), np.float32)
         for mask, col in ((skin, hand.skin), (cloth, hand.sleeve)):
             colour += (mask.astype(np.float32)[..., None] / 255) * np.array(col, np.float32)
@@ -483,20 +507,6 @@ def _ramp() -> tuple[np.ndarray, np.ndarray]:
     return (xx / FACE_W - 0.5), (yy / FACE_H - 0.5)
 
 
-def _shaded(face: np.ndarray, card: CardPose) -> np.ndarray:
-    """The face with a gentle light ramp of its own (a card is never quite flat): the ramp's
-    direction and depth come from the card's pose, so a settled card keeps its look."""
-    key = f"{card.card} {card.x:.1f} {card.y:.1f} {card.angle:.1f}".encode()
-    rng = np.random.default_rng(zlib.crc32(key))
-    gx, gy = rng.normal(0, 0.05, 2)
-    base = rng.uniform(0.93, 1.02)
-    rx, ry = _ramp()
-    g = (base + gx * rx + gy * ry)[..., None]
-    out = face.copy()
-    out[:, :, :3] = np.clip(face[:, :, :3] * g, 0, 255).astype(np.uint8)
-    return out
-
-
 def _face_visible(cam: Camera, corners: np.ndarray) -> bool:
     """True when the printed face points toward the camera."""
     normal = np.cross(corners[1] - corners[0], corners[3] - corners[0])  # face normal (world)
@@ -555,6 +565,21 @@ def _composite(roi: np.ndarray, layer: np.ndarray, blur: tuple[float, float]) ->
     f[:, :, :3] *= f[:, :, 3:4] * 255
     f = _motion_blur(f, blur)
     roi[:] = np.clip(roi * (1 - f[:, :, 3:4]) + f[:, :, :3], 0, 255).astype(np.uint8)
+
+
+@cache
+def _skin_texture_bank() -> np.ndarray:
+    rng = np.random.default_rng(99)
+    tex = cv2.GaussianBlur(rng.standard_normal((512, 512)).astype(np.float32), (0, 0), 2.0)
+    return 1 + 0.05 * tex / tex.std()
+
+
+def _skin_texture(shape: tuple[int, ...]) -> np.ndarray:
+    """A faint mottled texture for skin and cloth, tiled from a fixed bank."""
+    bank = _skin_texture_bank()
+    h, w = shape[:2]
+    reps = (h // 512 + 1, w // 512 + 1)
+    return np.tile(bank, reps)[:h, :w] if reps != (1, 1) else bank[:h, :w]
 
 
 @cache
