@@ -181,6 +181,20 @@ class Camera:
         return cv2.convertMaps(np.ascontiguousarray(und[:, :, 0]),
                                np.ascontiguousarray(und[:, :, 1]), cv2.CV_16SC2)
 
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready record (OpenCV names: K, dist, rvec, tvec; mm and pixels)."""
+        return {"size": [self.width, self.height], "K": self.K.round(6).tolist(),
+                "dist": list(self.dist), "rvec": list(self.rvec), "tvec": list(self.tvec)}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, object]) -> Camera:
+        k = np.asarray(d["K"], np.float64)
+        w, h = d["size"]  # type: ignore[misc]
+        return cls(int(w), int(h), float(k[0, 0]), float(k[1, 1]), float(k[0, 2]),
+                   float(k[1, 2]), tuple(float(v) for v in d["dist"]),  # type: ignore[arg-type, attr-defined]
+                   tuple(float(v) for v in d["rvec"]),  # type: ignore[arg-type, attr-defined]
+                   tuple(float(v) for v in d["tvec"]))  # type: ignore[arg-type, attr-defined]
+
     def with_pose(self, rvec: tuple[float, float, float],
                   tvec: tuple[float, float, float]) -> Camera:
         return Camera(self.width, self.height, self.fx, self.fy, self.cx, self.cy, self.dist,

@@ -76,6 +76,18 @@ class FrameTruth:
     def visible_cards(self, min_visible: float = 0.05) -> tuple[CardTruth, ...]:
         return tuple(c for c in self.cards if c.visible >= min_visible)
 
+    def to_dict(self, min_visible: float = 0.0) -> dict[str, object]:
+        """A compact JSON-ready record: pixels to 0.01, fractions to 0.001."""
+        return {
+            "frame": self.frame_index, "time": self.time, "camera": self.camera.to_dict(),
+            "homography": (self.homography / self.homography[2, 2]).round(9).tolist(),
+            "cards": [{"card": c.card, "face_up": c.face_up, "quad": c.quad.round(2).tolist(),
+                       "visible": round(c.visible, 3), "tag": c.tag, "moving": c.moving}
+                      for c in self.cards if c.visible >= min_visible],
+            "hands": [{"owner": h.owner, "outline": h.outline.round(1).tolist()}
+                      for h in self.hands],
+        }
+
 
 @dataclass
 class _Background:

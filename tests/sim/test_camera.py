@@ -62,3 +62,12 @@ def test_remap_tables_point_back_to_the_undistorted_canvas() -> None:
             # the map is per pixel centre; allow the rounding of (u, v)
             assert np.linalg.norm(got - want) < 1.0
     assert m >= 2
+
+
+def test_camera_round_trips_through_a_dict() -> None:
+    import json
+
+    cam = random_camera(np.random.default_rng(9))
+    back = Camera.from_dict(json.loads(json.dumps(cam.to_dict())))
+    pts = table_points(MAT_POINTS)
+    assert np.allclose(back.project(pts), cam.project(pts), atol=1e-6)

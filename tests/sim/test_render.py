@@ -131,3 +131,13 @@ def test_visibility_counts_occlusion_and_the_frame(deck) -> None:
     assert 0.0 < vis["above"] < 1.0  # partly under the hand
     assert len(truth.hands) == 1 and len(truth.hands[0].outline) > 10
     assert [c.tag for c in truth.visible_cards()] == ["above"]
+
+
+def test_truth_serialises_to_json(deck) -> None:
+    import json
+
+    _, truth = Renderer(deck).render(_scene(5))
+    d = json.loads(json.dumps(truth.to_dict()))
+    assert len(d["cards"]) == len(truth.cards)
+    assert d["cards"][0]["card"] == truth.cards[0].card
+    assert np.allclose(d["homography"], truth.homography / truth.homography[2, 2])
