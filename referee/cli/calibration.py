@@ -151,6 +151,8 @@ def _frames_with_progress(source: str, frames: int, label: str) -> list[np.ndarr
         for frame in _read_frames(source, frames):
             out.append(frame)
             bar.update(1)
+    if not out:
+        raise InputError(f"no frames could be read from {source}", "--source")
     return out
 
 
