@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import math
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 import cv2
@@ -91,13 +91,15 @@ class FrameTruth:
 
 @dataclass
 class _Background:
-    key: tuple[object, ...]
+    key: tuple[object, ...]  # what the base depends on
     margin: int
     k: np.ndarray
-    image: np.ndarray
-    ids: np.ndarray
-    settled_area: dict[int, float]
+    base: np.ndarray  # table and mat only
     maps: tuple[np.ndarray, np.ndarray] | None
+    settled: tuple[CardPose, ...] = ()
+    image: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3), np.uint8))
+    ids: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int32))
+    settled_area: dict[int, float] = field(default_factory=dict)
 
 
 class Renderer:
@@ -165,13 +167,44 @@ class Renderer:
 
     # ------------------------------------------------------------------ background
     def _background(self, scene: Scene) -> _Background:
+        """The background for ``scene``: table, mat and settled cards, in the canvas.
+
+        Two levels of cache: the base (table and mat) lasts while the camera, table, mat and
+        light direction do; the settled cards are redrawn on it when they change, and when
+        cards were only added on top (a card came to rest) just the new ones are drawn.
+        """
         light = scene.lighting
         key = (scene.camera, scene.table, scene.mat.name if scene.mat else None,
-               id(scene.mat.image) if scene.mat else None, scene.settled,
+               id(scene.mat.image) if scene.mat else None,
                light.light_azimuth_deg, light.light_elevation_deg, light.shadow_strength,
                self.deck.name)
-        if self._bg is not None and self._bg.key == key:
-            return self._bg
+        bg = self._bg
+        if bg is None or bg.key != key:
+            bg = self._base(scene, key)
+            self._bg = bg
+        if bg.settled == scene.settled:
+            return bg
+        old = bg.settled
+        if len(scene.settled) >= len(old) and scene.settled[: len(old)] == old \
+                and bg.image.size:
+            start = len(old)
+        else:
+            start = 0
+            bg.image = bg.base.copy()
+            hc, wc = bg.base.shape[:2]
+            bg.ids = np.full((hc // ID_SCALE + 1, wc // ID_SCALE + 1), -1, np.int32)
+            bg.settled_area = {}
+        cam = scene.camera
+        for i in range(start, len(scene.settled)):
+            card = scene.settled[i]
+            self._card_shadow(bg.image, bg, cam, card, light)
+            quad = self._draw_card(bg.image, bg, cam, card, 0.0)
+            bg.settled_area[i] = self._draw_id(bg.ids, bg, quad, i)
+        bg.settled = scene.settled
+        log.debug("background: drew settled cards %d..%d", start, len(scene.settled))
+        return bg
+
+    def _base(self, scene: Scene, key: tuple[object, ...]) -> _Background:
         cam = scene.camera
         m = cam.distortion_margin()
         k = cam.K.copy()
@@ -179,23 +212,17 @@ class Renderer:
         k[1, 2] += m
         wc, hc = cam.width + 2 * m, cam.height + 2 * m
         maps = cam.remap_tables(m) if cam.has_distortion else None
-        bg = _Background(key, m, k, np.zeros((hc, wc, 3), np.uint8),
-                         np.full((hc // ID_SCALE + 1, wc // ID_SCALE + 1), -1, np.int32), {},
-                         maps)
+        bg = _Background(key, m, k, np.zeros((hc, wc, 3), np.uint8), maps)
         hom = k @ np.column_stack([cam.R[:, 0], cam.R[:, 1], cam.t])
         self._draw_table(bg, cam, hom, scene)
         if scene.mat is not None:
             self._draw_mat(bg, hom, scene)
-        for i, card in enumerate(scene.settled):
-            self._card_shadow(bg.image, bg, cam, card, light)
-            quad = self._draw_card(bg.image, bg, cam, card, 0.0)
-            bg.settled_area[i] = self._draw_id(bg.ids, bg, quad, i)
-        self._bg = bg
-        log.debug("background rendered: %d settled cards", len(scene.settled))
+        bg.image = bg.base.copy()
+        bg.ids = np.full((hc // ID_SCALE + 1, wc // ID_SCALE + 1), -1, np.int32)
         return bg
 
     def _draw_table(self, bg: _Background, cam: Camera, hom: np.ndarray, scene: Scene) -> None:
-        hc, wc = bg.image.shape[:2]
+        hc, wc = bg.base.shape[:2]
         foot = cam.table_footprint(bg.k, (wc, hc))
         centre = np.array([297.0, 210.0])
         foot = np.clip(foot, centre - 1500, centre + 1500)
@@ -209,7 +236,7 @@ class Renderer:
             ppm *= math.sqrt(4e6 / area)
         tex = draw_table(scene.table, (x1 - x0, y1 - y0), ppm)
         t = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
-        cv2.warpPerspective(tex, hom @ t, (wc, hc), bg.image, cv2.INTER_LINEAR,
+        cv2.warpPerspective(tex, hom @ t, (wc, hc), bg.base, cv2.INTER_LINEAR,
                             cv2.BORDER_REFLECT)
 
     def _draw_mat(self, bg: _Background, hom: np.ndarray, scene: Scene) -> None:
@@ -217,11 +244,11 @@ class Renderer:
         img = scene.mat.image
         s = img.shape[1] / scene.mat.size_mm[0]
         t = np.array([[1 / s, 0, 0.5 / s], [0, 1 / s, 0.5 / s], [0, 0, 1]])
-        hc, wc = bg.image.shape[:2]
+        hc, wc = bg.base.shape[:2]
         # the mat lies a little above the table and casts a thin contact shadow
         w, h = scene.mat.size_mm
         corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
-        self._soft_shadow(bg.image, bg, scene.camera, table_points(corners, 1.0), 1.5,
+        self._soft_shadow(bg.base, bg, scene.camera, table_points(corners, 1.0), 1.5,
                           scene.lighting.shadow_strength * 0.8, scene.lighting)
         warped = cv2.warpPerspective(img, hom @ t, (wc, hc), flags=cv2.INTER_LINEAR)
         mask = cv2.warpPerspective(np.full(img.shape[:2], 255, np.uint8), hom @ t, (wc, hc),
@@ -229,7 +256,7 @@ class Renderer:
         # printed matte paper: a touch darker and less saturated than pure white
         warped = cv2.addWeighted(warped, 0.93, warped, 0, 4)
         a = mask.astype(np.float32)[..., None] / 255
-        bg.image[:] = (bg.image * (1 - a) + warped * a).astype(np.uint8)
+        bg.base[:] = (bg.base * (1 - a) + warped * a).astype(np.uint8)
 
     # ------------------------------------------------------------------ cards
     def _draw_card(self, canvas: np.ndarray, bg: _Background, cam: Camera, card: CardPose,
@@ -301,8 +328,8 @@ class Renderer:
         q = (quad - m) / ID_SCALE + m / ID_SCALE
         cv2.fillPoly(ids, [np.round(q * 16).astype(np.int32)], i, cv2.LINE_8, 4)
         # area inside the image part of the canvas (the id buffer counts only there)
-        w = (bg.image.shape[1] - 2 * m) / ID_SCALE
-        h = (bg.image.shape[0] - 2 * m) / ID_SCALE
+        w = (bg.base.shape[1] - 2 * m) / ID_SCALE
+        h = (bg.base.shape[0] - 2 * m) / ID_SCALE
         o = m / ID_SCALE
         rect = np.float32([[o, o], [o + w, o], [o + w, o + h], [o, o + h]])
         hull = cv2.convexHull(q.astype(np.float32))

@@ -172,7 +172,8 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
 
 def random_effects(rng: np.random.Generator) -> Effects:
     return Effects(noise_sigma=float(rng.uniform(1.0, 5.0)),
-                   exposure_s=float(rng.choice([1 / 30, 1 / 60, 1 / 120])),
+                   exposure_s=float(rng.choice([1 / 30, 1 / 60, 1 / 120, 1 / 250],
+                                               p=[0.2, 0.4, 0.25, 0.15])),
                    defocus_sigma=float(rng.uniform(0.3, 1.0)),
                    jpeg_quality=int(rng.integers(55, 92)))
 
@@ -244,7 +245,7 @@ def random_scene(seed: int, size: tuple[int, int] = (1280, 720), mat: MatArt | N
         x = tx + (float(rng.uniform(-200, 200)) * (1 - frac))
         y = ty + (sy - ty) * (1 - frac)
         h = float(rng.uniform(3, 50))
-        speed = float(rng.uniform(200, 1500))
+        speed = float(rng.uniform(100, 900))  # mm/s; a quick reach peaks near 1 m/s
         card = CardPose(free[i], x, y, float(rng.uniform(-40, 40)) + (0 if owner == "A" else 180),
                         height=h, velocity=(float(rng.normal(0, 0.3)) * speed,
                                             (-1 if owner == "A" else 1) * speed))

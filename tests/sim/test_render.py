@@ -65,6 +65,22 @@ def test_cached_background_gives_the_same_frames(deck) -> None:
     assert cached.tobytes() == fresh.tobytes()
 
 
+@pytest.mark.parametrize("change", ["add", "remove", "move"])
+def test_settled_cards_update_like_a_fresh_render(deck, change: str) -> None:
+    scene = _scene(4)
+    new = CardPose("KS", 230, 215, 12, 5.0, tag="pile1")
+    settled = {"add": (*scene.settled, new), "remove": scene.settled[:-3],
+               "move": (replace(scene.settled[0], x=scene.settled[0].x + 10),
+                        *scene.settled[1:])}[change]
+    later = replace(scene, settled=settled, frame_index=1)
+    r = Renderer(deck)
+    r.render(scene)
+    img, truth = r.render(later)
+    fresh, fresh_truth = Renderer(deck).render(later)
+    assert img.tobytes() == fresh.tobytes()
+    assert [c.visible for c in truth.cards] == [c.visible for c in fresh_truth.cards]
+
+
 @pytest.mark.parametrize("distorted", [False, True])
 @pytest.mark.parametrize(("x", "y", "angle", "height", "face_up"),
                          [(297, 210, 0, 0.3, True), (150, 120, 33, 20, True),
