@@ -31,7 +31,7 @@ import numpy as np
 from referee.sim.camera import Camera, table_points
 from referee.sim.decks import FACE_H, FACE_W, Deck
 from referee.sim.scene import CardPose, HandPose, Lighting, Scene
-from referee.sim.textures import draw_table
+from referee.sim.textures import draw_table, fbm
 
 log = logging.getLogger(__name__)
 
@@ -253,10 +253,14 @@ class Renderer:
         warped = cv2.warpPerspective(img, hom @ t, (wc, hc), flags=cv2.INTER_LINEAR)
         mask = cv2.warpPerspective(np.full(img.shape[:2], 255, np.uint8), hom @ t, (wc, hc),
                                    flags=cv2.INTER_LINEAR)
-        # printed matte paper: a touch darker and less saturated than pure white
-        warped = cv2.addWeighted(warped, 0.93, warped, 0, 4)
+        # printed matte paper: a touch darker than pure white, slightly mottled and tinted
+        rng = np.random.default_rng(zlib.crc32(f"mat {scene.table.seed}".encode()))
+        mottle = fbm(rng, (hc // 8 + 1, wc // 8 + 1), 3, 4)
+        mottle = cv2.resize(mottle, (wc, hc), interpolation=cv2.INTER_LINEAR)
+        tint = np.array([1.0, 1.0, 1.0]) + rng.normal(0, 0.015, 3)
+        warped = warped * (0.93 * tint * (1 + 0.025 * mottle[..., None])) + 4
         a = mask.astype(np.float32)[..., None] / 255
-        bg.base[:] = (bg.base * (1 - a) + warped * a).astype(np.uint8)
+        bg.base[:] = np.clip(bg.base * (1 - a) + warped * a, 0, 255).astype(np.uint8)
 
     # ------------------------------------------------------------------ cards
     def _draw_card(self, canvas: np.ndarray, bg: _Background, cam: Camera, card: CardPose,
@@ -420,12 +424,14 @@ class Renderer:
         scale = _px_per_mm(cam, bg, np.array([hand.x, hand.y]), hand.height) / f
         # each finger is shaded as its own rounded body, so that fingers read apart
         finger_body = np.zeros(skin.shape, np.float32)
+        segs: list[tuple[np.ndarray, np.ndarray, int]] = []
         for seg, width in fingers:
             p = small(seg)
             th = max(2, round(width / f * _px_per_mm(cam, bg, seg[:, :2].mean(0),
                                                      float(-seg[:, 2].mean()))))
             p0, p1 = tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int))
             cv2.line(skin, p0, p1, 255, th, cv2.LINE_AA)
+            segs.append((p[0], p[1], th))
             # shade the finger in its own small box
             sigma = max(1.0, th / 4)
             r = th + int(3 * sigma) + 2
@@ -455,6 +461,7 @@ class Renderer:
         for mask, col in ((skin, hand.skin), (cloth, hand.sleeve)):
             colour += (mask.astype(np.float32)[..., None] / 255) * np.array(col, np.float32)
         colour *= shade[..., None]
+        _finger_details(colour, segs, hand.skin)
         a = union.astype(np.float32) / 255
         premul = np.dstack([colour, a])  # colour is already premultiplied by the masks
         premul = _motion_blur(premul, (blur[0] / f, blur[1] / f), 1.0, 8)
@@ -524,6 +531,9 @@ class Renderer:
         if fx.defocus_sigma > 0.2:
             k = 3 if fx.defocus_sigma < 0.8 else 5
             img = cv2.GaussianBlur(img, (k, k), fx.defocus_sigma)
+        if fx.sharpen > 0:  # a webcam's sharpening: halos along edges
+            soft = cv2.GaussianBlur(img, (0, 0), 1.5)
+            img = cv2.addWeighted(img, 1 + fx.sharpen, soft, -fx.sharpen, 0)
         img = cv2.multiply(img, _gain_map(scene.lighting, cam.size), scale=1 / 128)
         if fx.noise_sigma > 0:
             bank = _noise_bank(cam.size)
@@ -606,11 +616,36 @@ def _composite(roi: np.ndarray, layer: np.ndarray, blur: tuple[float, float]) ->
     roi[:] = np.clip(roi * (1 - f[:, :, 3:4]) + f[:, :, :3], 0, 255).astype(np.uint8)
 
 
+def _finger_details(colour: np.ndarray, segs: list[tuple[np.ndarray, np.ndarray, int]],
+                    skin: tuple[int, int, int]) -> None:
+    """Knuckle creases and nails on the back of each finger (base, tip, width in px)."""
+    crease = tuple(float(c) * 0.84 for c in skin)
+    nail = tuple(float(c) * 0.8 + v * 0.2 for c, v in zip(skin, (205, 210, 235), strict=True))
+    for k, (p0, p1, th) in enumerate(segs):
+        d = p1 - p0
+        length = float(np.hypot(*d))
+        if length < 4 or th < 4:
+            continue
+        u = d / length
+        n = np.array([-u[1], u[0]])
+        thumb = k == len(segs) - 1
+        for t in ((0.55,) if thumb else (0.36, 0.66)):
+            c = p0 + d * t
+            a, b = c - n * th * 0.22, c + n * th * 0.22
+            cv2.line(colour, tuple(np.round(a).astype(int)), tuple(np.round(b).astype(int)),
+                     crease, 1, cv2.LINE_AA)
+        c = p1 - u * th * 0.15
+        axes = (max(1, round(th * 0.22)), max(1, round(th * 0.3)))
+        ang = float(np.degrees(np.arctan2(u[1], u[0])))
+        cv2.ellipse(colour, tuple(np.round(c).astype(int)), (axes[1], axes[0]), ang, 0, 360,
+                    nail, -1, cv2.LINE_AA)
+
+
 @cache
 def _skin_texture_bank() -> np.ndarray:
     rng = np.random.default_rng(99)
     tex = cv2.GaussianBlur(rng.standard_normal((512, 512)).astype(np.float32), (0, 0), 2.0)
-    return 1 + 0.05 * tex / tex.std()
+    return 1 + 0.015 * tex / tex.std()
 
 
 def _skin_texture(shape: tuple[int, ...]) -> np.ndarray:

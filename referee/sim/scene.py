@@ -99,6 +99,7 @@ class Effects:
     exposure_s: float = 1 / 60  # for motion blur
     defocus_sigma: float = 0.6  # pixels
     jpeg_quality: int | None = 80  # compression artefacts; None for none
+    sharpen: float = 0.0  # unsharp-mask amount, as webcams do (0 for none)
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def stack(cards: Sequence[str], x: float, y: float, angle: float, rng: np.random
     return out
 
 
-SKIN_TONES = [(170, 195, 235), (140, 170, 215), (110, 145, 195), (80, 115, 165), (55, 80, 125),
+SKIN_TONES = [(150, 178, 222), (140, 170, 215), (110, 145, 195), (80, 115, 165), (55, 80, 125),
               (40, 60, 95), (150, 180, 225)]
 SLEEVES = [(90, 60, 40), (40, 40, 40), (200, 200, 200), (50, 50, 150), (120, 90, 60),
            (60, 120, 60), (150, 100, 170), (30, 60, 110), (230, 230, 230)]
@@ -175,7 +176,8 @@ def random_effects(rng: np.random.Generator) -> Effects:
                    exposure_s=float(rng.choice([1 / 30, 1 / 60, 1 / 120, 1 / 250],
                                                p=[0.2, 0.4, 0.25, 0.15])),
                    defocus_sigma=float(rng.uniform(0.3, 1.0)),
-                   jpeg_quality=int(rng.integers(55, 92)))
+                   jpeg_quality=int(rng.integers(55, 92)),
+                   sharpen=float(rng.choice([0.0, rng.uniform(0.2, 0.8)])))
 
 
 def random_hand(rng: np.random.Generator, owner: str, target: tuple[float, float],
