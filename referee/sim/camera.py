@@ -195,6 +195,17 @@ class Camera:
                    tuple(float(v) for v in d["rvec"]),  # type: ignore[arg-type, attr-defined]
                    tuple(float(v) for v in d["tvec"]))  # type: ignore[arg-type, attr-defined]
 
+    def nudged(self, shift_mm: tuple[float, float, float] = (0.0, 0.0, 0.0),
+               turn_deg: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> Camera:
+        """The camera knocked: its centre moved by ``shift_mm`` (world) and turned by
+        ``turn_deg`` about its own x, y and z axes; intrinsics unchanged."""
+        rx, ry, rz = (math.radians(v) for v in turn_deg)
+        turn = cv2.Rodrigues(np.array([rx, ry, rz]))[0]
+        r = turn @ self.R
+        c = self.position + np.asarray(shift_mm, np.float64)
+        return self.with_pose(tuple(cv2.Rodrigues(r)[0].ravel()),  # type: ignore[arg-type]
+                              tuple(-r @ c))  # type: ignore[arg-type]
+
     def with_pose(self, rvec: tuple[float, float, float],
                   tvec: tuple[float, float, float]) -> Camera:
         return Camera(self.width, self.height, self.fx, self.fy, self.cx, self.cy, self.dist,

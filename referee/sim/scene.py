@@ -93,6 +93,19 @@ class Lighting:
     shadow_strength: float = 0.45
 
 
+def blend_lighting(a: Lighting, b: Lighting, t: float) -> Lighting:
+    """Lighting a fraction ``t`` of the way from ``a`` to ``b`` (a lamp switched on, a cloud,
+    someone standing up): every number interpolated linearly."""
+
+    def mix(x: object, y: object) -> object:
+        if isinstance(x, tuple):
+            return tuple(mix(p, q) for p, q in zip(x, y, strict=True))  # type: ignore[arg-type]
+        return float(x) + (float(y) - float(x)) * t  # type: ignore[arg-type]
+
+    return Lighting(**{f: mix(getattr(a, f), getattr(b, f))
+                       for f in a.__dataclass_fields__})  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class Effects:
     noise_sigma: float = 3.0  # sensor noise, grey levels

@@ -71,3 +71,14 @@ def test_camera_round_trips_through_a_dict() -> None:
     back = Camera.from_dict(json.loads(json.dumps(cam.to_dict())))
     pts = table_points(MAT_POINTS)
     assert np.allclose(back.project(pts), cam.project(pts), atol=1e-6)
+
+
+def test_a_nudged_camera_moves_the_image_a_little() -> None:
+    cam = random_camera(np.random.default_rng(2))
+    same = cam.nudged()
+    pts = table_points(MAT_POINTS)
+    assert np.allclose(same.project(pts), cam.project(pts), atol=1e-6)
+    moved = cam.nudged((5.0, -3.0, 0.0), (0.5, 0.0, 1.0))
+    shift = np.linalg.norm(moved.project(pts) - cam.project(pts), axis=1)
+    assert 1.0 < shift.max() < 60.0
+    assert np.allclose(moved.position, cam.position + [5.0, -3.0, 0.0])

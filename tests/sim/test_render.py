@@ -157,3 +157,16 @@ def test_truth_serialises_to_json(deck) -> None:
     assert len(d["cards"]) == len(truth.cards)
     assert d["cards"][0]["card"] == truth.cards[0].card
     assert np.allclose(d["homography"], truth.homography / truth.homography[2, 2])
+
+
+def test_lighting_blends_between_two_lights(deck) -> None:
+    from referee.sim.scene import blend_lighting
+
+    dark, bright = Lighting(gain=0.6), Lighting(gain=1.2, gradient=(0.2, 0.0))
+    assert blend_lighting(dark, bright, 0.0) == dark
+    assert blend_lighting(dark, bright, 1.0) == bright
+    assert blend_lighting(dark, bright, 0.5).gain == pytest.approx(0.9)
+    scene = _plain_scene(False, (CardPose("QH", 297, 210),))
+    a, _ = Renderer(deck).render(replace(scene, lighting=dark))
+    b, _ = Renderer(deck).render(replace(scene, lighting=bright))
+    assert a.mean() < b.mean()
