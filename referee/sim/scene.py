@@ -91,6 +91,8 @@ class Lighting:
     light_azimuth_deg: float = 30.0  # where the main light comes from, on the table plane
     light_elevation_deg: float = 60.0
     shadow_strength: float = 0.45
+    glare: tuple[float, float, float, float] = (0.5, 0.3, 0.1, 0.0)  # u, v, radius, strength
+    # (image fractions) of the lamp's reflection on glossy cards
 
 
 def blend_lighting(a: Lighting, b: Lighting, t: float) -> Lighting:
@@ -181,7 +183,9 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
         vignette=float(rng.uniform(0.05, 0.35)), warmth=float(rng.normal(0.03, 0.07)),
         light_azimuth_deg=float(rng.uniform(0, 360)),
         light_elevation_deg=float(rng.uniform(45, 80)),
-        shadow_strength=float(rng.uniform(0.25, 0.6)))
+        shadow_strength=float(rng.uniform(0.25, 0.6)),
+        glare=(float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)),
+               float(rng.uniform(0.05, 0.2)), float(rng.choice([0.0, rng.uniform(0.15, 0.5)]))))
 
 
 def random_effects(rng: np.random.Generator) -> Effects:
