@@ -133,3 +133,12 @@ def test_deck_dir_errors_name_the_file(tmp_path: Path, make, error: str | None) 
 def test_bad_deck_specs(spec: str) -> None:
     with pytest.raises(InputError):
         get_deck(spec)
+
+
+@pytest.mark.parametrize("name", BUILTIN_DECKS)
+def test_every_committed_deck_has_its_licence_beside_it(name: str) -> None:
+    from referee.sim.decks import ASSETS
+
+    text = (ASSETS / name / "LICENSE.txt").read_text()
+    assert ("CC0" in text) or ("MIT" in text)
+    assert "GPL" not in text
