@@ -58,6 +58,7 @@ class Deck:
             if img.shape != (FACE_H, FACE_W, 4) or img.dtype != np.uint8:
                 raise ValueError(f"deck {self.name!r}: {code} is {img.shape} {img.dtype}, "
                                  f"expected ({FACE_H}, {FACE_W}, 4) uint8")
+            img.setflags(write=False)  # decks are cached and shared: never drawn on
 
     def face(self, card: str | Card) -> np.ndarray:
         """The face image of ``card`` (a :class:`Card` or a code such as ``"10S"``)."""

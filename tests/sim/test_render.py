@@ -170,3 +170,18 @@ def test_lighting_blends_between_two_lights(deck) -> None:
     a, _ = Renderer(deck).render(replace(scene, lighting=dark))
     b, _ = Renderer(deck).render(replace(scene, lighting=bright))
     assert a.mean() < b.mean()
+
+
+@pytest.mark.parametrize("distorted", [False, True])
+def test_hand_outline_covers_the_hand_pixels(deck, distorted: bool) -> None:
+    hand = HandPose(297, 230, 10, height=30, skin=(60, 90, 200), sleeve=(200, 40, 40),
+                    owner="A")
+    base = _plain_scene(distorted, ())
+    empty, _ = Renderer(deck).render(base)
+    img, truth = Renderer(deck).render(replace(base, hands=(hand,)))
+    changed = (cv2.absdiff(img, empty).max(axis=2) > 40).astype(np.uint8)
+    want = np.zeros_like(changed)
+    cv2.fillPoly(want, [np.round(truth.hands[0].outline).astype(np.int32)], 1)
+    inter = np.logical_and(changed, want).sum()
+    union = np.logical_or(changed, want).sum()
+    assert inter / union > 0.9
