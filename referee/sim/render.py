@@ -31,7 +31,7 @@ import numpy as np
 from referee.sim.camera import Camera, table_points
 from referee.sim.decks import FACE_H, FACE_W, Deck
 from referee.sim.scene import CardPose, HandPose, Lighting, Scene
-from referee.sim.textures import draw_table, fbm
+from referee.sim.textures import draw_clutter, draw_table, fbm
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +235,11 @@ class Renderer:
         if area > 4e6:
             ppm *= math.sqrt(4e6 / area)
         tex = draw_table(scene.table, (x1 - x0, y1 - y0), ppm)
+        if scene.table.clutter:
+            mat_w, mat_h = scene.mat.size_mm if scene.mat else (594.0, 420.0)
+            draw_clutter(tex, (float(x0), float(y0)), ppm,
+                         np.random.default_rng(scene.table.seed + 1), scene.table.clutter,
+                         (0.0, 0.0, mat_w, mat_h))
         t = np.array([[1 / ppm, 0, x0 + 0.5 / ppm], [0, 1 / ppm, y0 + 0.5 / ppm], [0, 0, 1]])
         cv2.warpPerspective(tex, hom @ t, (wc, hc), bg.base, cv2.INTER_LINEAR,
                             cv2.BORDER_REFLECT)

@@ -6,6 +6,7 @@ the camera's view once per scene.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -30,6 +31,7 @@ class TableStyle:
     seed: int
     plank_mm: float = 140.0
     grain_angle_deg: float = 0.0
+    clutter: int = 0  # everyday objects around the mat (phones, paper, cups, pens)
 
     def __post_init__(self) -> None:
         if self.kind not in TABLE_KINDS:
@@ -53,7 +55,8 @@ def random_table(rng: np.random.Generator) -> TableStyle:
         c = jit(_PLAIN[int(rng.integers(len(_PLAIN)))])
         d = c
     return TableStyle(kind, c, d, int(rng.integers(1 << 30)), float(rng.uniform(90, 220)),
-                      float(rng.choice([0.0, 90.0]) + rng.normal(0, 3)))
+                      float(rng.choice([0.0, 90.0]) + rng.normal(0, 3)),
+                      int(rng.choice([0, 1, 2, 3, 4], p=[0.3, 0.25, 0.2, 0.15, 0.1])))
 
 
 def fbm(rng: np.random.Generator, shape: tuple[int, int], base_cells: int = 4,
@@ -125,3 +128,83 @@ def _wood(rng: np.random.Generator, style: TableStyle, shape: tuple[int, int],
     if vertical:
         img = np.ascontiguousarray(np.transpose(img, (1, 0, 2)))
     return img
+
+
+# --------------------------------------------------------------------------- clutter
+
+CLUTTER_KINDS = ("phone", "paper", "cup", "pen")
+
+
+def draw_clutter(tex: np.ndarray, origin_mm: tuple[float, float], px_per_mm: float,
+                 rng: np.random.Generator, count: int,
+                 keep_out_mm: tuple[float, float, float, float]) -> None:
+    """Lay ``count`` everyday objects (phones, sheets of paper, cups, pens) on the table
+    texture in place, outside ``keep_out_mm`` (x0, y0, x1, y1: the mat and a margin)."""
+    h, w = tex.shape[:2]
+    ox, oy = origin_mm
+    kx0, ky0, kx1, ky1 = keep_out_mm
+
+    def px(pts_mm: np.ndarray) -> np.ndarray:
+        return np.round((pts_mm - [ox, oy]) * px_per_mm * 16).astype(np.int32)
+
+    def shape_pts(kind: str, cx: float, cy: float, ang: float) -> tuple[np.ndarray, float]:
+        size = {"phone": (72, 148, 9), "paper": (148, 210, 0), "cup": (84, 84, 42),
+                "pen": (9, 140, 4)}[kind]
+        hw, hh, r = size[0] / 2, size[1] / 2, size[2]
+        t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+        if kind == "cup":
+            pts = np.column_stack([np.cos(t) * hw, np.sin(t) * hh])
+        else:  # rounded rectangle
+            corners = [(hw - r, hh - r), (-hw + r, hh - r), (-hw + r, -hh + r), (hw - r, -hh + r)]
+            pts = np.concatenate([np.column_stack([cx_ + r * np.cos(a), cy_ + r * np.sin(a)])
+                                  for (cx_, cy_), a in zip(corners, np.split(t, 4), strict=True)])
+        c, s = np.cos(ang), np.sin(ang)
+        rot = pts @ np.array([[c, s], [-s, c]])
+        return rot + [cx, cy], hw
+
+    for _ in range(count):
+        kind = CLUTTER_KINDS[int(rng.integers(len(CLUTTER_KINDS)))]
+        radius = {"phone": 84, "paper": 130, "cup": 44, "pen": 72}[kind]
+        for _try in range(30):
+            cx = ox + rng.uniform(0, w / px_per_mm)
+            cy = oy + rng.uniform(0, h / px_per_mm)
+            dx = max(kx0 - cx, 0.0, cx - kx1)
+            dy = max(ky0 - cy, 0.0, cy - ky1)
+            if math.hypot(dx, dy) > radius + 5 and math.hypot(dx, dy) < radius + 120:
+                break
+        else:
+            continue
+        ang = float(rng.uniform(0, np.pi))
+        pts, _ = shape_pts(kind, cx, cy, ang)
+        ux, uy = np.array([np.cos(ang), np.sin(ang)]), np.array([-np.sin(ang), np.cos(ang)])
+        centre = np.array([cx, cy])
+        # soft contact shadow
+        shadow = np.zeros((h, w), np.float32)
+        cv2.fillPoly(shadow, [px(pts + [2, 3])], 1.0, cv2.LINE_AA, 4)
+        shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, 3 * px_per_mm))
+        tex[:] = (tex * (1 - 0.45 * shadow[..., None])).astype(np.uint8)
+        if kind == "phone":
+            body = tuple(int(v) for v in rng.choice([(25, 25, 25), (60, 60, 70), (200, 200, 205),
+                                                     (40, 30, 90)]))
+            cv2.fillPoly(tex, [px(pts)], body, cv2.LINE_AA, 4)
+            screen = centre + (pts - centre) * [0.88, 0.88]
+            cv2.fillPoly(tex, [px(screen)], (18, 18, 20), cv2.LINE_AA, 4)
+        elif kind == "paper":
+            cv2.fillPoly(tex, [px(pts)], (236, 240, 242), cv2.LINE_AA, 4)
+            for k in range(int(rng.integers(6, 20))):  # lines of "text"
+                y = -90 + k * 9
+                x0 = -60.0
+                x1 = x0 + float(rng.uniform(40, 120))
+                seg = np.stack([centre + ux * x0 + uy * y, centre + ux * x1 + uy * y])
+                cv2.polylines(tex, [px(seg)], False, (120, 120, 120),
+                              max(1, round(1.5 * px_per_mm)), cv2.LINE_AA, 4)
+        elif kind == "cup":
+            cv2.fillPoly(tex, [px(pts)], (225, 228, 232), cv2.LINE_AA, 4)
+            inner = centre + (pts - centre) * 0.8
+            liquid = tuple(int(v) for v in rng.choice([(25, 45, 70), (30, 60, 110),
+                                                       (200, 210, 215)]))
+            cv2.fillPoly(tex, [px(inner)], liquid, cv2.LINE_AA, 4)
+        else:  # pen
+            col = tuple(int(v) for v in rng.choice([(150, 60, 20), (20, 20, 160), (30, 30, 30),
+                                                    (40, 150, 40)]))
+            cv2.fillPoly(tex, [px(pts)], col, cv2.LINE_AA, 4)
