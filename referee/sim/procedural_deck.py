@@ -343,11 +343,15 @@ def _ace(img: np.ndarray, d: Design, suit: str, ink: tuple[int, int, int],
     h = d.ace_h_mm * (1.35 if suit == "S" else 1.0)
     m = suit_mask(suit, round(h * MM), d.suit)
     if suit == "S" and rng.random() < 0.5:  # an ornate ace of spades: ring and flourishes
-        cv2.ellipse(img, (W // 2, H // 2), (round(h * 0.75 * MM), round(h * 0.8 * MM)), 0, 0,
+        h = min(h, 30.0)
+        m = suit_mask(suit, round(h * MM), d.suit)
+        rx, ry = min(h * 0.75, 21.0), min(h * 0.8, 30.0)
+        cv2.ellipse(img, (W // 2, H // 2), (round(rx * MM), round(ry * MM)), 0, 0,
                     360, ink, max(2, round(0.6 * MM)), cv2.LINE_AA)
         for k in range(8):
             a = k * math.pi / 4
-            p = (round(W / 2 + math.cos(a) * h * 0.95 * MM), round(H / 2 + math.sin(a) * h * MM))
+            p = (round(W / 2 + math.cos(a) * (rx + 3) * MM),
+                 round(H / 2 + math.sin(a) * (ry + 3) * MM))
             cv2.circle(img, p, round(1.2 * MM), ink, -1, cv2.LINE_AA)
     stamp(img, m, W / 2, H / 2, ink, "c")
 
@@ -409,7 +413,7 @@ def _court(img: np.ndarray, d: Design, rank: str, suit: str, ink: tuple[int, int
     img[t : H // 2, x0:r] = half
     img[H // 2 : H // 2 + hh, x0:r] = half[::-1, ::-1]
     cv2.line(img, (x0, H // 2), (r, H // 2), ink, sep // 2)
-    cv2.rectangle(img, (x0, t), (r, H - (H // 2 - t) - (H % 2)), ink, sep, cv2.LINE_AA)
+    cv2.rectangle(img, (x0, t), (r, H - t - 1), ink, sep, cv2.LINE_AA)
 
 
 def draw_face(d: Design, code: str) -> np.ndarray:
