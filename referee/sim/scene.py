@@ -28,8 +28,10 @@ CARD_THICKNESS_MM = 0.30
 class CardPose:
     """One card: its identity, where it lies and which side is up.
 
-    ``flip_deg`` turns the card about its own long axis (a card being turned over: 0 flat,
-    90 on its edge, 180 the other side up) on top of ``face_up``.
+    ``height`` is that of the card's lowest corner above the table. ``flip_deg`` turns the
+    card about its own long axis (a card being turned over: 0 flat, 90 on its edge, 180 the
+    other side up) on top of ``face_up``; ``pitch_deg`` tilts it about its short axis (a card
+    lifted by one end).
     """
 
     card: str
@@ -41,20 +43,29 @@ class CardPose:
     flip_deg: float = 0.0
     velocity: tuple[float, float] = (0.0, 0.0)  # mm/s on the table plane, for motion blur
     tag: str = ""  # where it belongs, e.g. "A.stock3"
+    pitch_deg: float = 0.0
 
     def corners(self) -> np.ndarray:
         """World points ``(4, 3)`` of the face's corners: top-left, top-right, bottom-right,
-        bottom-left of the face as printed."""
+        bottom-left of the face as printed.
+
+        The card turns rigidly (``flip_deg`` about its long axis, then ``pitch_deg`` about its
+        short axis, lifting the printed bottom edge) and rests on its lowest corner at
+        ``height``: a card being turned over pivots on the edge that stays down.
+        """
         w, h = CARD_W_MM / 2, CARD_H_MM / 2
         u = np.array([-w, w, w, -w])
         v = np.array([-h, -h, h, h])
         phi = math.radians(self.flip_deg + (0.0 if self.face_up else 180.0))
-        up = u * math.sin(phi)  # lift of each corner while turning
+        theta = math.radians(self.pitch_deg)
+        z = u * math.sin(phi)
         u = u * math.cos(phi)
+        v, z = v * math.cos(theta) - z * math.sin(theta), v * math.sin(theta) + z * math.cos(theta)
+        z = z - z.min()
         a = math.radians(self.angle)
         x = self.x + u * math.cos(a) - v * math.sin(a)
         y = self.y + u * math.sin(a) + v * math.cos(a)
-        return np.column_stack([x, y, -(self.height + np.abs(up))])
+        return np.column_stack([x, y, -(self.height + z)])
 
 
 @dataclass(frozen=True)

@@ -84,10 +84,12 @@ def test_settled_cards_update_like_a_fresh_render(deck, change: str) -> None:
 @pytest.mark.parametrize("distorted", [False, True])
 @pytest.mark.parametrize(("x", "y", "angle", "height", "face_up"),
                          [(297, 210, 0, 0.3, True), (150, 120, 33, 20, True),
-                          (420, 300, -70, 5, False), (250, 330, 180, 40, True)])
+                          (420, 300, -70, 5, False), (250, 330, 180, 40, True),
+                          (300, 200, 20, 10, True)])
 def test_truth_quad_covers_the_card_pixels(deck, distorted, x, y, angle, height,
                                            face_up) -> None:
-    card = CardPose("QH", x, y, angle, height, face_up)
+    tilt = {"flip_deg": 35.0, "pitch_deg": -20.0} if height == 10 else {}
+    card = CardPose("QH", x, y, angle, height, face_up, **tilt)
     empty, _ = Renderer(deck).render(_plain_scene(distorted, ()))
     img, truth = Renderer(deck).render(_plain_scene(distorted, (card,)))
     (t,) = truth.cards
@@ -127,11 +129,16 @@ def test_face_down_card_shows_its_back(deck) -> None:
     assert t_up.cards[0].face_up and not t_down.cards[0].face_up
     c = np.round(t_up.cards[0].quad.mean(0)).astype(int)
     assert not np.array_equal(img_up[c[1], c[0]], img_down[c[1], c[0]])
-    # a card half turned over stands on its edge: nearly no area
-    edge = replace(up, flip_deg=89.0, height=31.5)
+    # a card half turned over stands on its edge: nearly no area, one edge on the table
+    edge = replace(up, flip_deg=89.0)
     _, t_edge = Renderer(deck).render(_plain_scene(False, (edge,)))
     q = t_edge.cards[0].quad
     assert cv2.contourArea(q) < 0.1 * cv2.contourArea(t_up.cards[0].quad)
+    heights = -edge.corners()[:, 2]
+    assert heights.min() == pytest.approx(0.3) and heights.max() == pytest.approx(0.3 + 63, 0.01)
+    # turned past the edge, the back shows
+    _, t_over = Renderer(deck).render(_plain_scene(False, (replace(up, flip_deg=120.0),)))
+    assert not t_over.cards[0].face_up
 
 
 def test_visibility_counts_occlusion_and_the_frame(deck) -> None:
