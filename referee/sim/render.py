@@ -132,7 +132,7 @@ class Renderer:
         hand_outlines = []
         for j, hand in enumerate(scene.hands):
             outline = self._draw_hand(canvas, ids, bg, cam, hand, HAND_ID + j,
-                                      scene.effects.exposure_s)
+                                      scene.effects.exposure_s, light)
             hand_outlines.append(HandTruth(hand.owner, outline))
         image = self._lens(canvas, bg, scene, rng)
         counts = np.bincount(ids[ids >= 0].ravel(), minlength=n_settled + len(scene.moving))
@@ -396,7 +396,7 @@ class Renderer:
         return fingers, palm, arm, sleeve
 
     def _draw_hand(self, canvas: np.ndarray, ids: np.ndarray, bg: _Background, cam: Camera,
-                   hand: HandPose, hid: int, exposure_s: float) -> np.ndarray:
+                   hand: HandPose, hid: int, exposure_s: float, light: Lighting) -> np.ndarray:
         """Draw hand and forearm; return the outline in image pixels.
 
         Masks, shading and motion blur are computed at a third of the resolution (a hand is smooth)
@@ -462,7 +462,15 @@ class Renderer:
         body = cv2.GaussianBlur(cv2.max(palm_mask, cloth), (0, 0),
                                 max(2.0, 9 * scale)).astype(np.float32) / 255
         body = np.maximum(np.clip(body * 1.7, 0, 1), np.clip(finger_body, 0, 1))
-        shade = 0.5 + 0.52 * body
+        # lit like a rounded body: a normal from the slope of the body map, lit from the lamp
+        gx = cv2.Sobel(body, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(body, cv2.CV_32F, 0, 1, ksize=3)
+        az = math.radians(light.light_azimuth_deg)
+        el = math.radians(light.light_elevation_deg)
+        lx, ly, lz = math.cos(az) * math.cos(el), math.sin(az) * math.cos(el), math.sin(el)
+        k = 2.5
+        lambert = (-gx * k * lx - gy * k * ly + lz) / np.sqrt(1 + (gx * k) ** 2 + (gy * k) ** 2)
+        shade = (0.55 + 0.45 * body) * (0.55 + 0.5 * np.clip(lambert, 0, 1))
         shade *= _skin_texture(skin.shape)
         colour = np.zeros((*skin.shape, 3), np.float32)
         for mask, col in ((skin, hand.skin), (cloth, hand.sleeve)):
