@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from typing import IO, Any
 
-from referee.cards import Card
+from referee.cards import FULL_DECK, Card
 from referee.errors import InputError
 from referee.events import TABLE_EVENTS, Call, CallKind, GameStart, Hand, Outcome, Record, Verdict
 from referee.players import Player
@@ -66,24 +66,30 @@ class LogContents:
 def record_to_dict(record: Record) -> dict[str, Any]:
     """The JSON object for a record, ``type`` first, optional fields left out when empty."""
     out: dict[str, Any] = {"type": record.kind}
-    for f in fields(record):
-        value = getattr(record, f.name)
-        if value is None and f.default is None:
-            continue
-        out[f.name] = _encode(value)
+    for name, optional in _field_spec(type(record)):
+        value = getattr(record, name)
+        if value is None:
+            if optional:
+                continue
+        elif isinstance(value, Card):
+            value = value.code
+        elif isinstance(value, str):
+            value = str(value)  # plain str from a StrEnum
+        elif isinstance(value, RuleSet):
+            value = {f.name: getattr(value, f.name) for f in fields(value)}
+        out[name] = value
     return out
 
 
-def _encode(value: Any) -> Any:
-    if isinstance(value, Card):
-        return value.code
-    if isinstance(value, RuleSet):
-        return {f.name: getattr(value, f.name) for f in fields(value)}
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value if not isinstance(value, str) else str(value)
-    if isinstance(value, dict):
-        return dict(value)
-    return value
+_SPECS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _field_spec(cls: type) -> tuple[tuple[str, bool], ...]:
+    """(field name, may be left out when None) for each field of a record class, cached."""
+    spec = _SPECS.get(cls)
+    if spec is None:
+        spec = _SPECS[cls] = tuple((f.name, f.default is None) for f in fields(cls))
+    return spec
 
 
 def record_to_json(record: Record) -> str:
@@ -133,17 +139,25 @@ def _text(name: str, value: Any) -> str:
 
 
 def _enum(cls: Any) -> Callable[[str, Any], Any]:
+    members = {m.value: m for m in cls}
+
     def parse(name: str, value: Any) -> Any:
-        try:
-            return cls(value)
-        except ValueError:
-            allowed = ", ".join(repr(m.value) for m in cls)
-            raise _FieldError(name, f"{value!r} is not one of {allowed}") from None
+        member = members.get(value) if isinstance(value, str) else None
+        if member is None:
+            allowed = ", ".join(repr(v) for v in members)
+            raise _FieldError(name, f"{value!r} is not one of {allowed}")
+        return member
 
     return parse
 
 
+_CARDS = {c.code: c for c in FULL_DECK}
+
+
 def _card(name: str, value: Any) -> Card:
+    card = _CARDS.get(value) if isinstance(value, str) else None
+    if card is not None:
+        return card
     try:
         return Card.parse(value)
     except ValueError as exc:
@@ -193,32 +207,62 @@ _PARSERS: dict[str, Callable[[str, Any], Any]] = {
 }
 
 
+@dataclass(frozen=True)
+class _ClassSpec:
+    cls: type[Any]
+    optional: frozenset[str]  # fields that may be null
+    required: tuple[str, ...]  # fields with no default
+
+
+def _class_spec(kind: str) -> _ClassSpec | None:
+    spec = _CLASS_SPECS.get(kind)
+    if spec is None and kind in RECORD_TYPES:
+        cls = RECORD_TYPES[kind]
+        fs = fields(cls)
+        spec = _CLASS_SPECS[kind] = _ClassSpec(
+            cls,
+            frozenset(f.name for f in fs if f.default is None),
+            tuple(f.name for f in fs if f.default is MISSING and f.default_factory is MISSING),
+        )
+    return spec
+
+
+_CLASS_SPECS: dict[str, _ClassSpec] = {}
+
+
 def record_from_dict(obj: Any) -> Record:
     """Build a record from a decoded JSON object; raises _FieldError naming the field."""
     if not isinstance(obj, dict):
         raise _FieldError(None, f"a record must be a JSON object, not {type(obj).__name__}")
     kind = obj.get("type")
-    cls = RECORD_TYPES.get(kind) if isinstance(kind, str) else None
-    if cls is None:
+    spec = _class_spec(kind) if isinstance(kind, str) else None
+    if spec is None:
         raise _FieldError("type", f"unknown record type {kind!r} (known: {', '.join(RECORD_TYPES)})")
     values: dict[str, Any] = {}
-    spec = {f.name: f for f in fields(cls)}
     for name, raw in obj.items():
         if name == "type":
             continue
-        if name not in spec:
+        parser = _PARSERS.get(name)
+        if parser is None or (name not in spec.optional and name not in spec.required
+                              and name not in _fields_of(spec.cls)):
             raise _FieldError(name, f"not a field of a '{kind}' record")
-        f = spec[name]
-        if raw is None and f.default is None:
-            values[name] = None
-        else:
-            values[name] = _PARSERS[name](name, raw)
-    for name, f in spec.items():
-        if name not in values and f.default is MISSING and f.default_factory is MISSING:
+        values[name] = None if raw is None and name in spec.optional else parser(name, raw)
+    for name in spec.required:
+        if name not in values:
             raise _FieldError(name, f"missing (a '{kind}' record needs it)")
     if values.get("start") is not None and values["start"] > values["t"]:
         raise _FieldError("start", f"start {values['start']} is after t {values['t']}")
-    return cls(**values)  # type: ignore[no-any-return]
+    return spec.cls(**values)  # type: ignore[no-any-return]
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def _fields_of(cls: type) -> frozenset[str]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))
+    return names
 
 
 def iter_lines(stream: IO[str], source: str) -> Iterator[tuple[int, Record | LogError]]:

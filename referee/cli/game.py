@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import io
-import json
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import IO
 
 import click
 from rich.console import Console
@@ -15,11 +13,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from referee.errors import InputError
-from referee.eventlog import LogContents, read_records, record_to_dict, write_records
-from referee.events import Call, TableEvent
+from referee.eventlog import LogContents, read_records
+from referee.events import Call
 from referee.judging import JudgedGame, judge_records
+from referee.logcheck import check_log_text, summary
 from referee.rules import VARIANT_FIELDS, Fault, RuleSet
-from referee.selfplay import GameTooLong, SelfPlayConfig, selfplay_records
+from referee.selfplay import GameTooLong, SelfPlayConfig
+from referee.selfplay.batch import games_jsonl
 
 DEMO_LOG = "demo-game.jsonl"
 
@@ -36,17 +36,20 @@ def register(group: click.Group) -> None:
         group.add_command(command)
 
 
-def _read_log(path: str) -> LogContents:
+def _read_log_text(path: str) -> str:
     if path == "-":
-        return read_records(sys.stdin, "<stdin>")
+        return sys.stdin.read()
     p = Path(path)
     if not p.is_file():
         raise InputError("no such log file", path)
     try:
-        with p.open(encoding="utf-8") as stream:
-            return read_records(stream, path)
+        return p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"not a text log (byte {exc.start} is not UTF-8)", path) from None
+
+
+def _read_log(path: str) -> LogContents:
+    return read_records(io.StringIO(_read_log_text(path)), path)
 
 
 def _verdict_table(game: JudgedGame, all_verdicts: bool) -> Table:
@@ -73,21 +76,6 @@ def _verdict_table(game: JudgedGame, all_verdicts: bool) -> Table:
     return table
 
 
-def _summary(game: JudgedGame) -> str:
-    faults: dict[str, int] = {}
-    for v in game.faults:
-        faults[v.code or "?"] = faults.get(v.code or "?", 0) + 1
-    state = game.final_state
-    rounds = state.round if state else 0
-    if game.outcome:
-        ending = f"{game.outcome.winner or 'nobody'} won ({game.outcome.reason})"
-    else:
-        ending = "not finished"
-    fault_text = ", ".join(f"{k} x{n}" for k, n in sorted(faults.items())) or "no faults"
-    return (f"game {game.start.game}: {len(game.events)} events, {rounds} round(s), {ending}; "
-            f"{fault_text}")
-
-
 @click.command()
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None,
               help="Referee this log instead of the bundled demo game.")
@@ -110,11 +98,11 @@ def demo(log_path: str | None, faults_only: bool) -> None:
         console.print(_verdict_table(game, all_verdicts=not faults_only))
         for exc in game.errors:
             console.print(f"[red]inconsistent event[/] {exc}")
-        console.print(_summary(game))
+        console.print(summary(game), highlight=False)
 
 
 @click.command()
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first game.")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the first game.")
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=1, show_default=True,
               help="How many games (game i uses seed SEED+i).")
 @click.option("--fault-rate", type=click.FloatRange(0, 1), default=0.05, show_default=True,
@@ -122,87 +110,57 @@ def demo(log_path: str | None, faults_only: bool) -> None:
 @click.option("--variant", "variants", multiple=True, type=click.Choice(list(VARIANT_FIELDS)),
               help="Switch a variant on (repeatable), e.g. --variant V1 --variant V3.")
 @click.option("--events-only", is_flag=True, help="Write table events only, no verdicts or calls.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+              help="Processes to play games in (default: one per core).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, allow_dash=True), required=True,
               help="Where to write the JSON Lines log ('-' for standard output).")
 def selfplay(seed: int, games: int, fault_rate: float, variants: tuple[str, ...], events_only: bool,
-             out_path: str) -> None:
+             jobs: int | None, out_path: str) -> None:
     """Two bots play whole games; write their event log (with the referee's verdicts)."""
-    config = SelfPlayConfig(rules=RuleSet.from_variants(variants), fault_rate=fault_rate)
-    records = selfplay_records(seed, games, config)
-    if events_only:
-        records = (r for r in records if isinstance(r, TableEvent) or r.kind == "game_start")
-    stream: IO[str]
+    try:
+        config = SelfPlayConfig(rules=RuleSet.from_variants(variants), fault_rate=fault_rate)
+    except ValueError as exc:
+        raise InputError(str(exc), "--variant") from None
+    texts = games_jsonl(seed, games, config, events_only=events_only, jobs=jobs)
     if out_path == "-":
-        stream = sys.stdout
-        _write_with_progress(stream, records, games, show=False)
+        for text in texts:
+            sys.stdout.write(text)
         return
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
-    with open(out_path, "w", encoding="utf-8") as stream:
-        n = _write_with_progress(stream, records, games, show=True)
-    click.echo(f"wrote {games} game(s), {n} records to {out_path}", err=True)
-
-
-def _write_with_progress(stream: IO[str], records: object, games: int, show: bool) -> int:
-    from collections.abc import Iterator
-
-    assert isinstance(records, Iterator)
-    n = 0
-    with Progress(TextColumn("self-play"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  disable=not show or games < 2, transient=True, console=Console(stderr=True)) as bar:
+    with open(out_path, "w", encoding="utf-8") as stream, Progress(
+        TextColumn("self-play"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        disable=games < 2, transient=True, console=Console(stderr=True),
+    ) as bar:
         task = bar.add_task("games", total=games)
         try:
-            for record in records:
-                if record.kind == "game_start" and n:
-                    bar.advance(task)
-                n += write_records(stream, [record])
+            for text in texts:
+                stream.write(text)
+                bar.advance(task)
         except GameTooLong as exc:
             raise InputError(str(exc), "selfplay") from None
-        bar.advance(task)
-    return n
+    click.echo(f"wrote {games} game(s) to {out_path}", err=True)
 
 
 @click.command()
 @click.argument("log", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per game instead of tables.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per game instead of text.")
 @click.option("--all", "all_verdicts", is_flag=True, help="List every verdict, not only faults.")
-def check(log: str, as_json: bool, all_verdicts: bool) -> None:
+@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+              help="Processes to judge games in (default: one per core).")
+def check(log: str, as_json: bool, all_verdicts: bool, jobs: int | None) -> None:
     """Replay LOG through the rules; print every fault with its rule.
 
     Exits 1 when the log has malformed lines, events that contradict the game state, or
     recorded verdicts that the rules no longer agree with; 0 otherwise. Every good line is
     still judged.
     """
-    contents = _read_log(log)
-    problems = len(contents.errors)
-    console = _console()
-    for err in contents.errors:
-        click.echo(f"malformed {err}", err=True)
-    games = 0
-    for game in judge_records(contents.records, contents.line_numbers, log):
-        games += 1
-        problems += len(game.errors) + len(game.disagreements())
-        for exc in game.errors:
-            click.echo(f"inconsistent (game {game.start.game}) {exc}", err=True)
-        for judged, recorded in game.disagreements():
-            was = f"{recorded.outcome} {recorded.code or ''}".strip() if recorded else "no verdict"
-            click.echo(f"changed {log}: game {game.start.game} event {judged.event}: "
-                       f"recorded {was}, now {judged.outcome} {judged.code or ''}", err=True)
-        if as_json:
-            click.echo(json.dumps({
-                "game": game.start.game,
-                "events": len(game.events),
-                "winner": game.outcome.winner if game.outcome and game.outcome.winner else None,
-                "faults": [record_to_dict(v) for v in game.faults],
-                "errors": [str(e) for e in game.errors],
-            }))
-        else:
-            if all_verdicts or game.faults:
-                console.print(_verdict_table(game, all_verdicts))
-            console.print(_summary(game), highlight=False)
-    if games == 0 and not contents.errors:
-        click.echo(f"empty {log}: no records", err=True)
-        problems += 1
-    sys.exit(1 if problems else 0)
+    report = check_log_text(_read_log_text(log), log, as_json=as_json, all_verdicts=all_verdicts,
+                            jobs=jobs)
+    for line in report.err:
+        click.echo(line, err=True)
+    if report.out:
+        sys.stdout.write("\n".join(report.out) + "\n")
+    sys.exit(1 if report.problems else 0)
 
 
 @click.command()

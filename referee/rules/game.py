@@ -16,11 +16,12 @@ Pure: no I/O, no numpy, no OpenCV.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, TypeVar, cast
 
-from referee.cards import Card
+from referee.cards import Card, Rank
 from referee.errors import InputError
 from referee.events import (
     Call,
@@ -41,6 +42,10 @@ from referee.players import Player
 from referee.rules.faults import Fault
 from referee.rules.ruleset import RuleSet
 from referee.rules.table import Origin, PileCard, Side, SpitPile, StockPile
+
+_T = TypeVar("_T")
+#: _ADJACENT[a][b]: ranks a and b are one apart on the circle (D2), as a table for speed.
+_ADJACENT = [[False] * 14] + [[False] + [a.adjacent(b) for b in Rank] for a in Rank]
 
 DECK_SIZE = 52
 HALF_DECK = 26  # S1
@@ -131,6 +136,8 @@ class Game:
         self._last_action: dict[Player, _Action] = {}
         self._last_play: dict[int, _LastPlay] = {}
         self._spit_called = False
+        self._version = 0  # counts changes of state, for cached queries
+        self._cache: dict[str, tuple[int, object]] = {}
 
     # ------------------------------------------------------------------ queries
 
@@ -182,31 +189,41 @@ class Game:
             if side.stock[-1].size:
                 sizes[f"{player}.extra"] = side.stock[-1].size
             sizes[f"{player}.packet"] = side.packet
-        for n, pile in self.piles.items():
-            sizes[f"pile{n}"] = pile.size
+        for n, spit_pile in self.piles.items():
+            sizes[f"pile{n}"] = spit_pile.size
         return sizes
 
     def _fits(self, card: Card, top: Card | None) -> bool:
-        if top is None or not card.adjacent(top):
+        if top is None or not _ADJACENT[card.rank][top.rank]:
             return False
         return not (self.rules.alternating_colours and card.colour is top.colour)
 
     def legal_plays(self, player: Player | None = None) -> list[LegalPlay]:
         """Plays from stock onto a spit pile that the rules allow now (P3)."""
-        return list(self._iter_legal_plays(player))
+        plays = self._cached("plays", self._all_legal_plays)
+        return [p for p in plays if p.player is player] if player else list(plays)
 
-    def _iter_legal_plays(self, player: Player | None) -> Iterator[LegalPlay]:
+    def _cached(self, name: str, compute: Callable[[], _T]) -> _T:
+        """A query's answer, computed once per state (the state changes only in apply)."""
+        hit = self._cache.get(name)
+        if hit is not None and hit[0] == self._version:
+            return cast(_T, hit[1])
+        value = compute()
+        self._cache[name] = (self._version, value)
+        return value
+
+    def _all_legal_plays(self) -> tuple[LegalPlay, ...]:
         if self.phase is not Phase.PLAYING:
-            return
-        tops = {n: pile.top for n, pile in self.piles.items()}
-        for p in (player,) if player else tuple(Player):
-            for slot, stock in enumerate(self.sides[p].stock, start=1):
-                card = stock.top
-                if card is None:
-                    continue
-                for n, top in tops.items():
-                    if self._fits(card, top):
-                        yield LegalPlay(p, slot, n, card)
+            return ()
+        tops = [(n, pile.top) for n, pile in self.piles.items()]
+        return tuple(
+            LegalPlay(p, slot, n, stock.up[-1])
+            for p in Player
+            for slot, stock in enumerate(self.sides[p].stock, start=1)
+            if stock.up
+            for n, top in tops
+            if self._fits(stock.up[-1], top)
+        )
 
     def turnable_slots(self, player: Player) -> list[int]:
         """Slots whose top card is face down (P4)."""
@@ -225,12 +242,15 @@ class Game:
         return bool(
             self.turnable_slots(player)
             or self.exposing_moves(player)
-            or next(self._iter_legal_plays(player), None)
+            or any(p.player is player for p in self._cached("plays", self._all_legal_plays))
         )
 
     def is_blocked(self) -> bool:
         """True in play when neither player can play, turn or uncover a card (P9, E1 b)."""
-        return self.phase is Phase.PLAYING and not any(self.can_progress(p) for p in Player)
+        return self._cached(
+            "blocked",
+            lambda: self.phase is Phase.PLAYING and not any(self.can_progress(p) for p in Player),
+        )
 
     def spit_needed(self) -> set[Player]:
         """Players who still have to turn a spit card before play may (re)start."""
@@ -248,6 +268,7 @@ class Game:
             raise InconsistentEvent(f"not a table event: {type(event).__name__}", where)
         calls: list[Call] = []
         fault, message = handler(self, event, calls, where)
+        self._version += 1
         if self.phase is Phase.PLAYING:
             self._check_blocked(event, calls)
         if fault is None:
@@ -647,7 +668,8 @@ def _call(ev: TableEvent, kind: CallKind, player: Player | None, pile: int | Non
     return Call(t=ev.t, frame=ev.frame, call=kind, player=player, pile=pile, message=message)
 
 
-_HANDLERS = {
+_Handler = Callable[[Game, Any, list[Call], str], tuple[Fault | None, str]]
+_HANDLERS: dict[type[TableEvent], _Handler] = {
     Deal: Game._deal,
     Turn: Game._turn,
     SpitTurn: Game._spit,

@@ -152,14 +152,13 @@ class SelfPlay:
                 continue
             self.now = max(self.now, event.t)
             self.busy_until[player] = max(self.busy_until[player], event.t)
-            taken_before = set(self.game.taken)
-            pile_cards = {n: [e.card for e in pile.cards] for n, pile in self.game.piles.items()}
             if isinstance(event, Deal) and self.game.phase is Phase.ROUND_OVER:
                 self._collect_round()
+            pile_cards = [e.card for e in self.game.piles[event.pile].cards] \
+                if isinstance(event, TakePile) else []
             judgement = self.game.apply(event)
-            for n in self.game.taken - taken_before:
-                assert self.game.allocation is not None
-                self.world.packet[self.game.allocation[n]] += pile_cards[n]
+            if pile_cards and not self.game.piles[event.pile].cards:  # the pile was taken
+                self.world.packet[event.player] += pile_cards
             self._after_apply(event, judgement.verdict.outcome != "legal")
             yield event
             yield judgement.verdict
