@@ -1,0 +1,23 @@
+"""The house style holds: ruff is clean everywhere, mypy --strict on the rules and the board."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_ruff_is_clean() -> None:
+    result = _run("ruff", "check", "referee", "tests", "benchmarks")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_on_rules_and_board() -> None:
+    result = _run("mypy", "--strict", "--cache-dir", str(ROOT / ".cache" / "mypy"),
+                  "referee/rules", "referee/board", "referee/cards.py", "referee/events.py")
+    assert result.returncode == 0, result.stdout + result.stderr
