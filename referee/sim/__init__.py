@@ -2,5 +2,6 @@
 
 See docs/simulator.md. Modules: :mod:`decks` and :mod:`procedural_deck` (card faces),
 :mod:`camera` (pinhole camera with distortion), :mod:`textures` (tables), :mod:`scene`
-(what is on the table), :mod:`render` (one frame and its truth).
+(what is on the table), :mod:`render` (one frame and its truth) with :mod:`hands`,
+:mod:`lens` and :mod:`raster`; :mod:`matart` (the play mat), :mod:`contact_sheet`.
 """
