@@ -210,6 +210,7 @@ _PARSERS: dict[str, Callable[[str, Any], Any]] = {
 @dataclass(frozen=True)
 class _ClassSpec:
     cls: type[Any]
+    names: frozenset[str]  # every field
     optional: frozenset[str]  # fields that may be null
     required: tuple[str, ...]  # fields with no default
 
@@ -221,6 +222,7 @@ def _class_spec(kind: str) -> _ClassSpec | None:
         fs = fields(cls)
         spec = _CLASS_SPECS[kind] = _ClassSpec(
             cls,
+            frozenset(f.name for f in fs),
             frozenset(f.name for f in fs if f.default is None),
             tuple(f.name for f in fs if f.default is MISSING and f.default_factory is MISSING),
         )
@@ -242,10 +244,9 @@ def record_from_dict(obj: Any) -> Record:
     for name, raw in obj.items():
         if name == "type":
             continue
-        parser = _PARSERS.get(name)
-        if parser is None or (name not in spec.optional and name not in spec.required
-                              and name not in _fields_of(spec.cls)):
+        if name not in spec.names:
             raise _FieldError(name, f"not a field of a '{kind}' record")
+        parser = _PARSERS[name]
         values[name] = None if raw is None and name in spec.optional else parser(name, raw)
     for name in spec.required:
         if name not in values:
@@ -253,16 +254,6 @@ def record_from_dict(obj: Any) -> Record:
     if values.get("start") is not None and values["start"] > values["t"]:
         raise _FieldError("start", f"start {values['start']} is after t {values['t']}")
     return spec.cls(**values)  # type: ignore[no-any-return]
-
-
-_FIELD_NAMES: dict[type, frozenset[str]] = {}
-
-
-def _fields_of(cls: type) -> frozenset[str]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = frozenset(f.name for f in fields(cls))
-    return names
 
 
 def iter_lines(stream: IO[str], source: str) -> Iterator[tuple[int, Record | LogError]]:
