@@ -278,7 +278,8 @@ def random_scene(seed: int, size: tuple[int, int] = (1280, 720), mat: MatArt | N
         speed = float(rng.uniform(100, 900))  # mm/s; a quick reach peaks near 1 m/s
         card = CardPose(free[i], x, y, float(rng.uniform(-40, 40)) + (0 if owner == "A" else 180),
                         height=h, velocity=(float(rng.normal(0, 0.3)) * speed,
-                                            (-1 if owner == "A" else 1) * speed))
+                                            (-1 if owner == "A" else 1) * speed),
+                        flip_deg=float(rng.normal(0, 6)), pitch_deg=float(rng.normal(0, 8)))
         moving.append(card)
         if i < hands:
             hp = random_hand(rng, owner, (x, y + (25 if owner == "A" else -25)), height=h + 12)
