@@ -24,9 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "avr_extint.h"
 #include "avr_ioport.h"
 #include "sim_avr.h"
 #include "sim_elf.h"
@@ -63,6 +65,37 @@ static void pin_changed(struct avr_irq_t *irq, uint32_t value, void *param)
            (unsigned long long)host_ns());
 }
 
+/* Real-time pacing. simavr's own sleep callback sleeps for each idle stretch separately, and
+ * every sleep overshoots, so the simulated clock falls behind the wall clock (we measured it
+ * running at 0.6-0.8 of real time). Here each idle stretch sleeps until an absolute deadline on
+ * the host clock instead, so overshoots do not add up. If the host cannot keep up (more than
+ * 20 ms behind), the anchor moves rather than letting the simulation race to catch up. The
+ * simulation may run up to 0.5 ms ahead of the wall clock, so that it sleeps in a few longer
+ * stretches instead of once per uart_pty poll (every 100 us or so). */
+static uint64_t pace_host0, pace_sim0;
+
+static void pace_anchor(void)
+{
+    pace_host0 = host_ns();
+    pace_sim0 = avr_cycles_to_nsec(avr, avr->cycle);
+}
+
+static void pace_sleep(avr_t *a, avr_cycle_count_t how_long)
+{
+    uint64_t sim = avr_cycles_to_nsec(a, a->cycle + how_long);
+    uint64_t due = pace_host0 + (sim - pace_sim0);
+    uint64_t now = host_ns();
+    if (now > due + 20000000ull) {
+        pace_host0 = now;
+        pace_sim0 = sim;
+        return;
+    }
+    if (due > now + 500000ull) { /* sleep in chunks of at least 0.5 ms, not per timer tick */
+        struct timespec ts = {(time_t)(due / 1000000000ull), (long)(due % 1000000000ull)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    }
+}
+
 static void *stdin_reader(void *arg)
 {
     (void)arg;
@@ -89,6 +122,9 @@ int main(int argc, char **argv)
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* A buzzer tone is ~2000 lines a second: give a slow reader room before the simulation
+     * blocks on a full pipe (harmless if stdout is not a pipe). */
+    fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 1 << 20);
 
     elf_firmware_t fw;
     memset(&fw, 0, sizeof fw);
@@ -105,6 +141,13 @@ int main(int argc, char **argv)
     }
     avr_init(avr);
     avr_load_firmware(avr, &fw);
+
+    /* The firmware uses no external interrupt, but INT0/INT1 sit on PD2/PD3 (two LEDs): while
+     * those pins are low, simavr's "strict" level-trigger emulation re-checks them on every
+     * cycle, which keeps the simulation from ever idling (it then runs at ~0.5x real time on
+     * a whole CPU). The real chip does not do this; switch it off. */
+    avr_extint_set_strict_lvl_trig(avr, 0, 0);
+    avr_extint_set_strict_lvl_trig(avr, 1, 0);
 
     uart_pty_init(avr, &pty);
     uart_pty_connect(&pty, '0');
@@ -134,6 +177,9 @@ int main(int argc, char **argv)
         printf("EXIT not-started\n");
         return 0;
     }
+    prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 us: wake up when asked, not 50 us later */
+    avr->sleep = pace_sleep;
+    pace_anchor();
     printf("RUNNING\n");
     int state = cpu_Running;
     while (!quit) {

@@ -212,6 +212,9 @@ class SimulatedBoard:
             except (OSError, subprocess.TimeoutExpired):
                 self._proc.kill()
                 self._proc.wait(timeout=5)
+        if self._proc.returncode not in (0, None, -9):
+            log.warning("simavr harness ended with status %s: %s", self._proc.returncode,
+                        self._proc.stderr.read() if self._proc.stderr else "")
         for stream in (self._proc.stdout, self._proc.stderr):
             if stream is not None:
                 stream.close()
