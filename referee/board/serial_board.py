@@ -204,6 +204,16 @@ class SerialBoard:
         with self._cond:
             return self._cond.wait_for(lambda: not self._queue and not self._busy, timeout)
 
+    def read_status(self, timeout: float = 2.0) -> dict[StatusCounter, int]:
+        """Ask the board for its counters now and wait for them (empty dict on timeout)."""
+        with self._cond:
+            if self._closed:
+                return {}
+            self._enqueue(_Command(MsgType.HEARTBEAT, b"", "status", time.monotonic()))
+            self._cond.notify_all()
+        self.flush(timeout)
+        return self.stats.board_counters
+
     @property
     def connected(self) -> bool:
         with self._cond:
