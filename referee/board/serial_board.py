@@ -296,6 +296,10 @@ class SerialBoard:
                     self._transact(cmd)
                 except _LinkDown as exc:
                     self._link_down(cmd, str(exc))
+                except Exception:  # a bug must not silently stop the board for the game
+                    log.exception("board %s: unexpected error sending %s", self.port_name,
+                                  cmd.label)
+                    self._link_down(cmd, "unexpected error")
                 finally:
                     with self._cond:
                         self._busy = False

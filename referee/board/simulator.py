@@ -10,11 +10,9 @@ libsimavr-dev (``scripts/install.sh``).
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import subprocess
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,11 +224,3 @@ class SimulatedBoard:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-def now_ns() -> int:
-    """Host time on the harness's clock (CLOCK_MONOTONIC)."""
-    return time.monotonic_ns()
-
-
-def cpu_count() -> int:
-    return os.cpu_count() or 1
