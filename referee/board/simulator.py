@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from referee.board.protocol import Led
 from referee.errors import MissingPrerequisite
@@ -104,7 +105,16 @@ class SimulatedBoard:
 
     def _read(self) -> None:
         assert self._proc.stdout is not None
-        for line in self._proc.stdout:
+        try:
+            self._read_lines(self._proc.stdout)
+        except (OSError, ValueError):  # the pipe was closed under us: the harness is gone
+            pass
+        with self._cond:
+            self.exited = True
+            self._cond.notify_all()
+
+    def _read_lines(self, stdout: IO[str]) -> None:
+        for line in stdout:
             parts = line.split()
             with self._cond:
                 if parts[:1] == ["PIN"] and len(parts) == 5:
@@ -122,9 +132,6 @@ class SimulatedBoard:
                 else:
                     self.other_lines.append(line.rstrip("\n"))
                 self._cond.notify_all()
-        with self._cond:
-            self.exited = True
-            self._cond.notify_all()
 
     def go(self, timeout: float = 5.0) -> None:
         """Let the simulated CPU run."""
@@ -213,10 +220,10 @@ class SimulatedBoard:
         if self._proc.returncode not in (0, None, -9):
             log.warning("simavr harness ended with status %s: %s", self._proc.returncode,
                         self._proc.stderr.read() if self._proc.stderr else "")
+        self._reader.join(timeout=5)  # it ends at end of file, once the process is gone
         for stream in (self._proc.stdout, self._proc.stderr):
             if stream is not None:
                 stream.close()
-        self._reader.join(timeout=5)
 
     def __enter__(self) -> SimulatedBoard:
         return self
