@@ -479,12 +479,16 @@ class SerialBoard:
         self._last_error = ""
         now = time.monotonic()
         with self._cond:
+            self._connected = True
+            self._stats.reconnects += 1
+            if self._stopping:  # closing: just switch it off (the queue ends with ALL_OFF)
+                self._queue = collections.deque(
+                    c for c in self._queue if c.type == MsgType.ALL_OFF)
+                return
             kept = [c for c in self._queue
                     if c.type == MsgType.TONE and now - c.created < self._stale_sound_s]
             self._queue = collections.deque(kept)
             self._need_restore = True
-            self._connected = True
-            self._stats.reconnects += 1
         log.warning("board %s is back; restoring lights", self.port_name)
 
     def _link_down(self, cmd: _Command, why: str) -> None:

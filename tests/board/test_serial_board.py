@@ -213,3 +213,14 @@ def test_fault_then_legal_play_clears_the_red_light(board: SerialBoard, link: Fa
 def test_fake_board_is_a_serial_port() -> None:
     fake = FakeBoard()
     assert fake.in_waiting == 0 and fake.read(1) == b""
+
+
+def test_closing_while_the_board_is_away_leaves_it_switched_off(link: FakeLink) -> None:
+    board = SerialBoard("/dev/fake", opener=link.open, **FAST)  # type: ignore[arg-type]
+    board.signal(Signal.fault(A))
+    assert board.flush()
+    link.unplug()
+    assert wait_until(lambda: not board.connected)
+    fresh = link.plug()
+    board.close()
+    assert fresh.lit() == {}  # whether or not it got back before the close
