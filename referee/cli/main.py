@@ -43,9 +43,9 @@ def main(verbose: int) -> None:
 
 
 def _register_all() -> None:
-    from referee.cli import board, calibration, game
+    from referee.cli import board, calibration, game, sim
 
-    for area in (game, calibration, board):
+    for area in (game, calibration, board, sim):
         area.register(main)
 
 
