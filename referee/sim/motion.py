@@ -420,6 +420,31 @@ class _HSlap(_HSeg):
 
 
 @dataclass
+class _HKeys(_HSeg):
+    """A hand visiting poses at given times, stopping briefly at each (dealing along the
+    row, gathering the stock): minimum-jerk between consecutive keys, lifted between."""
+
+    t0: float
+    t1: float
+    keys: list[tuple[float, _HPose]]
+
+    def pose(self, t: float) -> _HPose:
+        times = [k[0] for k in self.keys]
+        i = bisect.bisect_right(times, t) - 1
+        if i < 0:
+            return self.keys[0][1]
+        if i >= len(self.keys) - 1:
+            return self.keys[-1][1]
+        (ta, pa), (tb, pb) = self.keys[i], self.keys[i + 1]
+        s = (t - ta) / max(tb - ta, 1e-6)
+        m = minjerk(s)
+        dist = math.hypot(pb[0] - pa[0], pb[1] - pa[1])
+        return (pa[0] + (pb[0] - pa[0]) * m, pa[1] + (pb[1] - pa[1]) * m, lerp_angle(pa[2], pb[2], m),
+                pa[3] + (pb[3] - pa[3]) * m + min(20.0, 0.15 * dist) * bump(s),
+                pa[4] + (pb[4] - pa[4]) * m)
+
+
+@dataclass
 class _Action:
     """Something one hand does. ``arrive``/``first`` fix where the hand must be when the
     action begins (None for a slap, which starts from wherever the hand is at ``set_off``)."""
@@ -429,6 +454,7 @@ class _Action:
     end: float
     members: list[tuple[_CardTrack, float, float, _Grip]] = field(default_factory=list)
     slap: tuple[float, _HPose, float] | None = None  # contact time, contact pose, lift
+    keys: list[tuple[float, _HPose]] | None = None  # visit these instead of following cards
 
 
 class _HandTrack:
@@ -457,7 +483,7 @@ def _merge_overlaps(actions: list[_Action]) -> list[_Action]:
     for act in sorted(actions, key=lambda a: a.arrive):
         prev = out[-1] if out else None
         if prev is not None and act.arrive < prev.end + 0.02:
-            if prev.slap is None and act.slap is None:
+            if prev.slap is None and act.slap is None and prev.keys is None and act.keys is None:
                 prev.members = sorted(prev.members + act.members, key=lambda m: m[1])
                 prev.end = max(prev.end, act.end)
                 continue
@@ -516,8 +542,9 @@ def _build_hand(arm: _Arm, actions: list[_Action], cfg: MotionConfig) -> _HandTr
             cursor_t = act.end
             cursor_p, cursor_v = contact, (0.0,) * 5
             continue
-        track, grab, _, grip = act.members[0]
-        first = _HFollow(act.arrive, act.end, arm, act.members).pose(act.arrive)
+        follow: _HSeg = (_HKeys(act.arrive, act.end, act.keys) if act.keys is not None
+                         else _HFollow(act.arrive, act.end, arm, act.members))
+        first = follow.pose(act.arrive)
         if act.set_off is not None:
             sigma = act.set_off
         else:
@@ -531,7 +558,7 @@ def _build_hand(arm: _Arm, actions: list[_Action], cfg: MotionConfig) -> _HandTr
             go(sigma, act.arrive, home, (0.0,) * 5, first)
         else:
             go(cursor_t, act.arrive, cursor_p, cursor_v, first)
-        add(_HFollow(act.arrive, act.end, arm, act.members))
+        add(follow)
         cursor_t = act.end
         cursor_p, cursor_v = end_state(act.end)
     if cursor_t == -math.inf:
@@ -855,6 +882,13 @@ class Choreography:
         self._touch("touch", index, ev, dst_place, dst.height, token)
         self._hold(ev, token, flight.t0, flight.t_touch)
 
+    def _next_start(self, index: int, player: Player) -> float:
+        """When the player's next action after event ``index`` begins (inf if none)."""
+        for ev in self.events[index + 1:]:
+            if ev.player is player:
+                return ev.start if ev.start is not None else ev.t - 0.3
+        return math.inf
+
     def _hold(self, ev: TableEvent, token: int, grab: float, release: float,
               set_off: float | None = None, grip: _Grip | None = None) -> None:
         key = self._hand_key(ev)
@@ -908,7 +942,7 @@ class Choreography:
         i = self._put(dst_place, token)
         dst = self._rest_at(dst_place, i, face_up)
         lift_height = self._tracks[token].current.height
-        carry = self.config.take_back_s
+        carry = min(self.config.take_back_s, max(0.2, self._next_start(index, ev.player) - ev.t - 0.25))
         flight = self._fly(token, ev.t, ev.t + carry, dst, turn_over=not face_up)
         self.contacts.append(Contact("lift", flight.t0, str(ev.player), pile_place, lift_height, index,
                                      str(ev.card)))
@@ -957,36 +991,57 @@ class Choreography:
             self._last_end[ev.player] = max(self._last_end[ev.player], ev.t + 0.3)
             return
         tokens = list(self._places.get(pile_place, []))
+        if not tokens:
+            return
         self._places[pile_place] = []
         packet = f"{ev.player}.packet"
         carry = self.config.take_pile_s
-        top_flight = None
         lift = self._rng.uniform(10, 16)
-        for token in tokens:
+        px, py, _ = self._zone(pile_place)
+        qx, qy, qa = self._zone(packet)
+        base = 180.0 if ev.player is Player.B else 0.0
+        # The pile is turned over as one block onto the packet: its bottom card ends on top,
+        # its scatter is squared up a little on the way.
+        flights = []
+        for token in reversed(tokens):
+            src = self._tracks[token].current
             i = self._put(packet, token)
-            dst = self._rest_at(packet, i, False)
-            top_flight = self._fly(token, ev.t, ev.t + carry, dst, turn_over=True, slide=0.0, lift=lift)
-        if top_flight is None:
-            return
+            dst = _Rest(qx + 0.4 * (src.x - px) + self._rng.gauss(0, 0.5),
+                        qy + 0.4 * (src.y - py) + self._rng.gauss(0, 0.5),
+                        qa + 0.4 * _fold(src.angle - base), (i + 0.5) * T_CARD, False, packet)
+            flights.append(self._fly(token, ev.t, ev.t + carry, dst, turn_over=True, slide=0.0, lift=lift))
+        last = flights[-1]
         self.contacts.append(Contact("lift", ev.t, str(ev.player), pile_place,
-                                     top_flight.src.height, index))
-        self._actions[key].append(_Action(set_off, top_flight.t0, top_flight.t_touch,
-                                          [(self._tracks[tokens[-1]], top_flight.t0,
-                                            top_flight.t_touch, self._grip(0.5, GRIP_D_MM - 10))]))
-        self._last_end[ev.player] = max(self._last_end[ev.player], top_flight.t_rest)
+                                     flights[0].src.height, index))
+        self._actions[key].append(_Action(set_off, last.t0, last.t_touch,
+                                          [(self._tracks[tokens[0]], last.t0, last.t_touch,
+                                            self._grip(0.5, GRIP_D_MM - 10))]))
+        self._last_end[ev.player] = max(self._last_end[ev.player], last.t_rest)
 
     # ------------------------------------------------------------------ deal
 
     def _deal(self, index: int, ev: Deal, game: Game, before: Phase, allocation: dict[int, Player],
               taken: set[int]) -> None:
+        """Gather what is left of the player's stock onto the packet, then deal the new layout
+        slot by slot, face down, finishing at the event's ``t``. The hand visits each slot."""
         p = ev.player
         packet = f"{p}.packet"
         t_end = ev.t
-        w0 = max(self._last_end[p] + 0.15, t_end - self.config.deal_s)
+        w0 = max(self._last_end[p] + 0.35, t_end - self.config.deal_s)
         if t_end - w0 < 0.8:
             w0 = t_end - 0.8
         rng = self._rng
-        members: list[tuple[_CardTrack, float, float, _Grip]] = []
+        key = (p, self._default_left(p))
+        arm = self._arm(*key)
+        grip = _Grip(GRIP_D_MM - 10, rng.uniform(-8, 8), 0.0, 4.0, 0.45)
+        keys: list[tuple[float, _HPose]] = []
+
+        def over(rest: _Rest, t: float) -> None:
+            pose = arm.holding((rest.x, rest.y, rest.angle, rest.height, rest.face_up, 0.0), grip)
+            if keys and t <= keys[-1][0] + 0.05:
+                t = keys[-1][0] + 0.05
+            keys.append((t, pose))
+
         t = w0
         # Piles the engine hands out without a take_pile event slide to their takers.
         if before is Phase.ROUND_OVER:
@@ -998,29 +1053,39 @@ class Choreography:
                     self._fly(token, w0, w0 + 0.4, self._rest_at(f"{q}.packet", i, False),
                               turn_over=True, slide=0.0, lift=8.0)
                 self._places[f"pile{n}"] = []
-        # Collect what is left of this player's stock into the packet.
-        stock_places = sorted(pl for pl in self._places if pl.startswith(f"{p}.stock"))
-        leftovers = [(pl, tok) for pl in stock_places for tok in reversed(self._places[pl])]
+        # Gather what is left of this player's stock into the packet, slot by slot: the hand
+        # visits each slot and sends its cards (face down) onto the packet.
+        stock_places = sorted((pl for pl in self._places if pl.startswith(f"{p}.stock")
+                               and self._places[pl]), key=lambda pl: int(pl.split("stock")[1]))
         span = t_end - w0
-        if leftovers:
-            collect = 0.3 * span
-            step = collect * 0.6 / max(1, len(leftovers) - 1) if len(leftovers) > 1 else 0.0
-            fly = collect * 0.4
-            for k, (pl, token) in enumerate(leftovers):
-                self._places[pl].remove(token)
-                i = self._put(packet, token)
-                face_up = self._tracks[token].current.face_up
-                f = self._fly(token, t + k * step, t + k * step + fly, self._rest_at(packet, i, False),
-                              turn_over=face_up, slide=0.0, lift=10.0)
-                members.append((self._tracks[token], f.t0, f.t_touch, self._grip(0.4)))
+        if stock_places:
+            collect = 0.35 * span
+            fly = min(0.3, collect * 0.4)
+            per_slot = (collect - fly) / len(stock_places)
+            last_touch = t
+            for j, pl in enumerate(stock_places):
+                t_slot = t + j * per_slot
+                over(self._tracks[self._places[pl][-1]].current, t_slot)
+                for k, token in enumerate(reversed(list(self._places[pl]))):
+                    self._places[pl].remove(token)
+                    i = self._put(packet, token)
+                    face_up = self._tracks[token].current.face_up
+                    f = self._fly(token, t_slot + 0.02 * k, t_slot + 0.02 * k + fly,
+                                  self._rest_at(packet, i, False), turn_over=face_up, slide=0.0,
+                                  lift=10.0 + 2.0 * k)
+                    last_touch = max(last_touch, f.t_touch)
+            over(self._tracks[self._places[packet][-1]].current, last_touch)
             t = w0 + collect + 0.1 * span
         # Shuffle (the packet's order is decided here), then deal slot by slot.
         counts = [s.down for s in game.sides[p].stock]
         self._shuffle(index, p, counts)
         n = sum(counts)
         deal_span = t_end - t
-        fly = min(0.28, deal_span * 0.4)
+        step = deal_span * 0.75 / max(1, n)
+        fly = min(0.28, max(0.12, 1.6 * step), deal_span * 0.4)
         step = (deal_span - fly - 0.02) / max(1, n - 1)
+        if n and self._places.get(packet):
+            over(self._tracks[self._places[packet][-1]].current, t)
         k = 0
         for slot, count in enumerate(counts, start=1):
             place = f"{p}.stock{slot}"
@@ -1029,12 +1094,12 @@ class Choreography:
                 i = self._put(place, token)
                 f = self._fly(token, t + k * step, t + k * step + fly, self._rest_at(place, i, False),
                               slide=0.0, lift=rng.uniform(8, 14))
-                members.append((self._tracks[token], f.t0, f.t_touch, self._grip(0.4)))
                 k += 1
-        if members:
-            key = (p, self._default_left(p))
+            if count:
+                over(f.dst, f.t_touch)
+        if keys:
             self._used_hands.add(key)
-            self._actions[key].append(_Action(w0 - 0.3, members[0][1], members[-1][2], members))
+            self._actions[key].append(_Action(w0 - 0.3, keys[0][0], keys[-1][0], keys=keys))
         self._last_end[p] = t_end
 
     def _shuffle(self, index: int, p: Player, counts: list[int]) -> None:
@@ -1172,6 +1237,16 @@ class Choreography:
         end = self.duration if t1 is None else t1
         n = int(math.floor((end - t0) * fps)) + 1
         return t0 + np.arange(n) / fps
+
+
+def _fold(angle: float) -> float:
+    """An angle folded into (-90, 90]: a card's turn away from the nearest upright."""
+    a = wrap_deg(angle)
+    if a > 90.0:
+        a -= 180.0
+    elif a <= -90.0:
+        a += 180.0
+    return a
 
 
 def selfplay_with_truth(seed: int, config: object | None = None
