@@ -371,13 +371,13 @@ class _HFollow(_HSeg):
     def pose(self, t: float) -> _HPose:
         if len(self.members) == 1:
             track, _, _, grip = self.members[0]
-            return self.arm.holding(track.pose(t)[:6], grip)  # type: ignore[arg-type]
+            return self.arm.holding(track.pose(t)[:6], grip)
         acc = np.zeros(6)
         total = 0.0
         best: tuple[float, _HPose] | None = None
         for track, a, e, grip in self.members:
             w = smoothstep(t, a - GROUP_RAMP_S, a) * (1.0 - smoothstep(t, e, e + GROUP_RAMP_S))
-            p = self.arm.holding(track.pose(t)[:6], grip)  # type: ignore[arg-type]
+            p = self.arm.holding(track.pose(t)[:6], grip)
             gap = max(a - t, t - e, 0.0)
             if best is None or gap < best[0]:
                 best = (gap, p)
