@@ -447,6 +447,7 @@ def _slap(name: str, seed: int, same: bool, summary: str) -> Fragment:
     # both slap the smaller pile (pile 2), or each a different one
     s.slap(first, 2, t=1.45, start=1.2)
     s.slap(first.other, 2 if same else 1, t=round(1.45 + 0.09, 4), start=1.22)
+    s.visuals["key_t"] = 1.6
     return s.build()
 
 
@@ -472,6 +473,7 @@ def stalemate(seed: int) -> Fragment:
         raise ScriptError("stalemate: the table is not blocked")
     s.spit(B, 2, "6", t=2.2, start=1.85)
     s.spit(A, 1, "8", t=2.3, start=1.9)
+    s.visuals["key_t"] = 2.25
     s.play(A, 5, 1, t=3.0)                   # 7 on 8
     return s.build()
 
@@ -520,6 +522,7 @@ def lighting(seed: int) -> Fragment:
     s.play(A, 5, 2, t=2.5)
     s.visuals["lighting"] = {"t0": 1.0, "t1": 2.2, "gain": 0.6, "warmth": 0.12,
                              "gradient": [0.1, -0.08], "vignette": 0.35}
+    s.visuals["key_t"] = 2.5  # the frame a contact sheet shows
     return s.build()
 
 
@@ -532,6 +535,7 @@ def camera_nudge(seed: int) -> Fragment:
     s.play(A, 5, 2, t=2.6)
     s.visuals["camera_nudge"] = {"t0": 2.0, "t1": 2.1, "shift_mm": [9.0, -6.0, 4.0],
                                  "turn_deg": [0.8, -0.6, 1.2]}
+    s.visuals["key_t"] = 2.6
     return s.build()
 
 
