@@ -88,6 +88,7 @@ HOME_BACK_MM = 85.0  # a waiting palm this far beyond its owner's edge of the ma
 HOME_SIDE_MM = 120.0
 HOME_H_MM = 40.0
 RETREAT_S = 0.35  # time to pull a hand back home after an action
+IDLE_SWAY_MM = 3.0  # a waiting hand drifts about this much
 GROUP_RAMP_S = 0.12  # a hand holding several cards blends their grips over this time
 SLIDE_S = (0.04, 0.09)  # a released card slides this long on the pile before it rests
 PILE_SCATTER_MM = 4.0  # sd of where a played card comes to rest around the pile centre
@@ -156,6 +157,22 @@ class TableState:
             "face_up": np.array([c.face_up != (abs(c.flip_deg) > 90) for c in cards]),
             "moving": np.array([False] * len(self.settled) + [True] * len(self.moving)),
             "corners": np.array([c.corners() for c in cards]).reshape(len(cards), 4, 3),
+        }
+
+    def hand_arrays(self) -> dict[str, np.ndarray]:
+        """Per-frame hand truth as parallel arrays, one row per hand (drawing order):
+        ``owner``, ``left``, palm ``x``, ``y``, ``height`` (mm), ``angle`` (degrees, where the
+        fingers point), ``spread``, ``velocity`` (n, 2) mm/s."""
+        hands = self.hands
+        return {
+            "owner": np.array([h.owner for h in hands]),
+            "left": np.array([h.left for h in hands], dtype=bool),
+            "x": np.array([h.x for h in hands]),
+            "y": np.array([h.y for h in hands]),
+            "height": np.array([h.height for h in hands]),
+            "angle": np.array([h.angle for h in hands]),
+            "spread": np.array([h.spread for h in hands]),
+            "velocity": np.array([h.velocity for h in hands]).reshape(len(hands), 2),
         }
 
 
@@ -330,12 +347,32 @@ class _HSeg:
 
 @dataclass
 class _HStill(_HSeg):
+    """A hand waiting at ``at``; with ``sway`` (mm) it drifts a little, as a waiting hand
+    does, easing in and out so that it joins its neighbours smoothly."""
+
     t0: float
     t1: float
     at: _HPose
+    sway: float = 0.0
+    phase: float = 0.0
 
     def pose(self, t: float) -> _HPose:
-        return self.at
+        if not self.sway:
+            return self.at
+        w = 1.0
+        if self.t0 > -math.inf:
+            w *= smoothstep(t, self.t0, self.t0 + 0.5)
+        if self.t1 < math.inf:
+            w *= 1.0 - smoothstep(t, self.t1 - 0.5, self.t1)
+        if w <= 0.0:
+            return self.at
+        a, two_pi = self.sway * w, 2.0 * math.pi
+        ph = self.phase
+        x, y, ang, h, sp = self.at
+        return (x + a * (math.sin(two_pi * 0.23 * t + ph) + 0.4 * math.sin(two_pi * 0.61 * t + 2 * ph)),
+                y + a * (math.sin(two_pi * 0.17 * t + 3 * ph) + 0.4 * math.sin(two_pi * 0.47 * t + ph)),
+                ang + 0.5 * a * math.sin(two_pi * 0.13 * t + 5 * ph),
+                h + 0.6 * a * math.sin(two_pi * 0.31 * t + 7 * ph), sp)
 
 
 @dataclass
@@ -513,15 +550,20 @@ def _build_hand(arm: _Arm, actions: list[_Action], cfg: MotionConfig) -> _HandTr
         dist = math.hypot(p1[0] - p0[0], p1[1] - p0[1])
         add(_HReach(t0, t1, p0, v0, p1, min(40.0, 0.12 * dist)))
 
+    phase = (home[0] * 0.37 + home[1] * 0.11) % (2 * math.pi)
+
+    def wait(t0: float, t1: float) -> _HStill:
+        return _HStill(t0, t1, home, IDLE_SWAY_MM, phase)
+
     def retreat_then(t_go: float) -> _HPose:
         """From the cursor, home if there is time before ``t_go``; the pose at ``t_go``."""
         nonlocal cursor_t
         if cursor_t == -math.inf:
-            add(_HStill(-math.inf, t_go, home))
+            add(wait(-math.inf, t_go))
             return home
         if t_go - cursor_t >= RETREAT_S + 0.05:
             go(cursor_t, cursor_t + RETREAT_S, cursor_p, cursor_v, home)
-            add(_HStill(cursor_t + RETREAT_S, t_go, home))
+            add(wait(cursor_t + RETREAT_S, t_go))
             return home
         return cursor_p
 
@@ -562,10 +604,10 @@ def _build_hand(arm: _Arm, actions: list[_Action], cfg: MotionConfig) -> _HandTr
         cursor_t = act.end
         cursor_p, cursor_v = end_state(act.end)
     if cursor_t == -math.inf:
-        add(_HStill(-math.inf, math.inf, home))
+        add(wait(-math.inf, math.inf))
     else:
         go(cursor_t, cursor_t + RETREAT_S, cursor_p, cursor_v, home)
-        add(_HStill(cursor_t + RETREAT_S, math.inf, home))
+        add(wait(cursor_t + RETREAT_S, math.inf))
     return _HandTrack(arm, segs)
 
 

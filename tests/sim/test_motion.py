@@ -302,3 +302,29 @@ def test_state_arrays_and_scene() -> None:
     assert (arr["height"] >= 0).all()
     times = c.frame_times(30.0, 0.0, 1.0)
     assert len(times) == 31 and times[1] == pytest.approx(1 / 30)
+    hands = state.hand_arrays()
+    assert set(hands["owner"]) == {"A", "B"} and hands["velocity"].shape == (len(state.hands), 2)
+
+
+def test_a_race_frame_renders_with_the_motion_truth() -> None:
+    from referee.sim.camera import random_camera
+    from referee.sim.decks import get_deck
+    from referee.sim.matart import mat_art
+    from referee.sim.render import Renderer
+    from referee.sim.scene import Scene
+    from referee.sim.textures import random_table
+
+    c = choreo()
+    first, second = races(c)[0]
+    t = (max(first.start or 0, second.start or 0) + first.t) / 2
+    rng = np.random.default_rng(1)
+    base = Scene(camera=random_camera(rng, size=(320, 180)), table=random_table(rng), mat=mat_art()[0])
+    state = c.at(t)
+    image, truth = Renderer(get_deck("kenney")).render(state.scene(base, 0))
+    assert image.shape == (180, 320, 3)
+    arrays = state.arrays()
+    assert [ct.card for ct in truth.cards] == list(arrays["card"])
+    assert [ct.moving for ct in truth.cards] == list(arrays["moving"])
+    flat = np.array([abs(p.flip_deg) < 60 for p in state.cards])
+    seen_up = np.array([ct.face_up for ct in truth.cards])
+    assert (seen_up[flat] == arrays["face_up"][flat]).all()
