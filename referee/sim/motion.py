@@ -29,9 +29,10 @@ import bisect
 import logging
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -74,6 +75,9 @@ from referee.sim.scene import (
     HandPose,
     Scene,
 )
+
+if TYPE_CHECKING:
+    from referee.selfplay.bots import SelfPlayConfig
 
 log = logging.getLogger(__name__)
 
@@ -702,13 +706,16 @@ class Choreography:
     # ------------------------------------------------------------------ construction helpers
 
     @classmethod
-    def from_selfplay(cls, seed: int, selfplay_config: object | None = None,
-                      motion_seed: int | None = None, **kwargs: object) -> Choreography:
+    def from_selfplay(cls, seed: int, selfplay_config: SelfPlayConfig | None = None, *,
+                      motion_seed: int | None = None,
+                      zones: Mapping[str, tuple[float, float, float]] | None = None,
+                      config: MotionConfig | None = None) -> Choreography:
         """Play a game with the bots (``SelfPlay(seed, selfplay_config)``) and follow it with
-        the bots' true face-down cards."""
+        the bots' true face-down cards; the motion's randomness is seeded by ``motion_seed``
+        (default ``seed``)."""
         records, dealt = selfplay_with_truth(seed, selfplay_config)
         return cls(records, seed=seed if motion_seed is None else motion_seed, dealt=dealt,
-                   **kwargs)  # type: ignore[arg-type]
+                   zones=zones, config=config)
 
     def _zone(self, name: str) -> tuple[float, float, float]:
         if name in self.zones:
@@ -798,6 +805,8 @@ class Choreography:
                           SLEEVES[look.randrange(len(SLEEVES))], look.uniform(0.92, 1.08))
                       for p in Player}
         self._token_list = sorted(self._tracks)
+        log.debug("motion: %d events, %.1f s, %d hands, %d contacts", len(self.events),
+                  self.duration, len(self._hands), len(self.contacts))
         del rng
 
     def _next_seq(self) -> int:
@@ -1270,10 +1279,6 @@ class Choreography:
         x, y, a, h, up, flip, place, *_ = self._tracks[tok].pose(t)
         return CardPose(card, x, y, a, h, up, flip, tag=place)
 
-    def hand_poses(self, t: float) -> list[tuple[str, bool, HandPose]]:
-        """(owner, left, pose) of every hand at ``t``."""
-        return [(str(hp.owner), hp.left, hp) for hp in self.at(t).hands]
-
     def frame_times(self, fps: float, t0: float = 0.0, t1: float | None = None) -> np.ndarray:
         """Frame times from ``t0`` to ``t1`` (default: the end) at ``fps``: ``t0 + i / fps``."""
         end = self.duration if t1 is None else t1
@@ -1291,12 +1296,13 @@ def _fold(angle: float) -> float:
     return a
 
 
-def selfplay_with_truth(seed: int, config: object | None = None
+def selfplay_with_truth(seed: int, config: SelfPlayConfig | None = None
                         ) -> tuple[list[Record], dict[int, DealtCards]]:
-    """Play one game with the bots and keep, for every layout, the true face-down cards."""
-    from referee.selfplay.bots import SelfPlay, SelfPlayConfig
+    """Play one game with the bots and keep, for every layout, the true face-down cards
+    (keyed by the index of the ``deal`` event among the game's table events)."""
+    from referee.selfplay.bots import SelfPlay
 
-    sp = SelfPlay(seed, config if isinstance(config, SelfPlayConfig) else None)
+    sp = SelfPlay(seed, config)
     records: list[Record] = []
     dealt: dict[int, DealtCards] = {}
     n_table = 0
@@ -1311,7 +1317,3 @@ def selfplay_with_truth(seed: int, config: object | None = None
             n_table += 1
     return records, dealt
 
-
-def sample_states(choreo: Choreography, times: Sequence[float]) -> list[TableState]:
-    """The table at each of ``times``."""
-    return [choreo.at(t) for t in times]
