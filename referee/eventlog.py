@@ -8,11 +8,12 @@ line after a crash costs that line only). See docs/events.md for the fields.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from typing import IO, Any
+
+import orjson
 
 from referee.cards import FULL_DECK, Card
 from referee.errors import InputError
@@ -93,7 +94,7 @@ def _field_spec(cls: type) -> tuple[tuple[str, bool], ...]:
 
 
 def record_to_json(record: Record) -> str:
-    return json.dumps(record_to_dict(record), separators=(",", ":"), allow_nan=False)
+    return orjson.dumps(record_to_dict(record)).decode()
 
 
 def write_records(stream: IO[str], records: Iterable[Record], *, flush: bool = False) -> int:
@@ -263,8 +264,8 @@ def iter_lines(stream: IO[str], source: str) -> Iterator[tuple[int, Record | Log
         if not text:
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
+            obj = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
             torn = "" if line.endswith("\n") else " (torn last line?)"
             yield number, LogError(source, number, None, f"not valid JSON: {exc.msg}{torn}")
             continue

@@ -20,3 +20,7 @@ class Player(StrEnum):
             return cls(text.strip().upper())
         except (ValueError, AttributeError):
             raise ValueError(f"unknown player {text!r}: expected 'A' or 'B'") from None
+
+
+#: Both players, A first (iterating the enum itself is slow in hot loops).
+PLAYERS: tuple[Player, Player] = (Player.A, Player.B)

@@ -38,7 +38,7 @@ from referee.events import (
     Turn,
     Verdict,
 )
-from referee.players import Player
+from referee.players import PLAYERS, Player
 from referee.rules.faults import Fault
 from referee.rules.ruleset import RuleSet
 from referee.rules.table import Origin, PileCard, Side, SpitPile, StockPile
@@ -137,7 +137,7 @@ class Game:
         self._last_play: dict[int, _LastPlay] = {}
         self._spit_called = False
         self._version = 0  # counts changes of state, for cached queries
-        self._cache: dict[str, tuple[int, object]] = {}
+        self._cache: dict[object, tuple[int, object]] = {}
 
     # ------------------------------------------------------------------ queries
 
@@ -203,7 +203,7 @@ class Game:
         plays = self._cached("plays", self._all_legal_plays)
         return [p for p in plays if p.player is player] if player else list(plays)
 
-    def _cached(self, name: str, compute: Callable[[], _T]) -> _T:
+    def _cached(self, name: object, compute: Callable[[], _T]) -> _T:
         """A query's answer, computed once per state (the state changes only in apply)."""
         hit = self._cache.get(name)
         if hit is not None and hit[0] == self._version:
@@ -218,7 +218,7 @@ class Game:
         tops = [(n, pile.top) for n, pile in self.piles.items()]
         return tuple(
             LegalPlay(p, slot, n, stock.up[-1])
-            for p in Player
+            for p in PLAYERS
             for slot, stock in enumerate(self.sides[p].stock, start=1)
             if stock.up
             for n, top in tops
@@ -227,10 +227,14 @@ class Game:
 
     def turnable_slots(self, player: Player) -> list[int]:
         """Slots whose top card is face down (P4)."""
-        return [i for i, s in enumerate(self.sides[player].stock, start=1) if s.turnable]
+        return list(self._cached(("turnable", player), lambda: tuple(
+            i for i, s in enumerate(self.sides[player].stock, start=1) if not s.up and s.down)))
 
     def exposing_moves(self, player: Player) -> list[tuple[int, int]]:
         """Moves into an empty slot that uncover a card beneath (P5), as (from, to)."""
+        return list(self._cached(("exposing", player), lambda: tuple(self._exposing_moves(player))))
+
+    def _exposing_moves(self, player: Player) -> list[tuple[int, int]]:
         stock = self.sides[player].stock
         empty = [i for i, s in enumerate(stock[: self.rules.slots], start=1) if s.size == 0]
         if not empty:
@@ -249,12 +253,12 @@ class Game:
         """True in play when neither player can play, turn or uncover a card (P9, E1 b)."""
         return self._cached(
             "blocked",
-            lambda: self.phase is Phase.PLAYING and not any(self.can_progress(p) for p in Player),
+            lambda: self.phase is Phase.PLAYING and not any(self.can_progress(p) for p in PLAYERS),
         )
 
     def spit_needed(self) -> set[Player]:
         """Players who still have to turn a spit card before play may (re)start."""
-        return {p for p in Player if p not in self.spit_turned and self.sides[p].packet > 0}
+        return {p for p in PLAYERS if p not in self.spit_turned and self.sides[p].packet > 0}
 
     # ------------------------------------------------------------------ judging
 

@@ -36,7 +36,7 @@ from referee.events import (
     TakePile,
     Turn,
 )
-from referee.players import Player
+from referee.players import PLAYERS, Player
 from referee.rules import Game, Phase, RuleSet
 from referee.rules.faults import Fault
 
@@ -134,7 +134,7 @@ class SelfPlay:
         while self.game.phase is not Phase.GAME_OVER:
             if self.game.round > self.config.max_rounds:
                 raise GameTooLong(f"seed {self.seed}: no winner after {self.config.max_rounds} rounds")
-            for p in Player:
+            for p in PLAYERS:
                 if not self.queues[p]:
                     self._plan(p)
             heads = [(q[0].t, i, p) for i, (p, q) in enumerate(self.queues.items()) if q]
