@@ -277,6 +277,16 @@ class _CardTrack:
         self.items.append(flight.dst)
         self.seqs.append(seq)
 
+    def cut(self, t: float) -> None:
+        """A card still sliding at ``t`` stops sliding then (it is picked up again)."""
+        if len(self.items) < 2 or not isinstance(self.items[-2], _Flight):
+            return
+        flight = self.items[-2]
+        assert isinstance(flight, _Flight)
+        if flight.t_touch <= t < flight.t_rest:
+            self.items[-2] = replace(flight, t_rest=t)
+            self.starts[-1] = t
+
     def settle(self, t: float, rest: _Rest, seq: int) -> None:
         """The card lies differently from ``t`` on (a card beneath it was pulled out)."""
         if self.starts[-1] > t:
@@ -852,6 +862,7 @@ class Choreography:
              in_place: bool = False, slide: float | None = None, lift: float | None = None) -> _Flight:
         track = self._tracks[token]
         src = track.current
+        track.cut(t0)
         t0 = max(t0, track.free_at)
         t_touch = max(t_touch, t0 + 1e-3)
         if slide is None:
@@ -928,7 +939,7 @@ class Choreography:
         dst_place = f"pile{pile}"
         i = self._put(dst_place, token)
         dst = self._rest_at(dst_place, i, True, ev.player)
-        start = ev.start if ev.start is not None else ev.t - 0.45
+        start = _start(ev, 0.45)
         flight = self._fly(token, start, ev.t, dst, turn_over=turn_over)
         self._touch("touch", index, ev, dst_place, dst.height, token)
         self._hold(ev, token, flight.t0, flight.t_touch)
@@ -955,7 +966,7 @@ class Choreography:
         src = self._tracks[token].current
         dst = replace(src, face_up=True, height=(i + 0.5) * T_CARD,
                       angle=src.angle + self._rng.gauss(0, 1.5))
-        start = ev.start if ev.start is not None else ev.t - 0.25
+        start = _start(ev, 0.25)
         self._fly(token, start, ev.t, dst, turn_over=True, in_place=True, slide=0.0)
         self._touch("touch", index, ev, place, dst.height, token)
         self._hold(ev, token, start, ev.t, grip=self._grip(spread=0.35, d=GRIP_D_MM - 25))
@@ -967,7 +978,7 @@ class Choreography:
         self._check(token, ev.card, src_place)
         i = self._put(dst_place, token)
         dst = self._rest_at(dst_place, i, True)
-        start = ev.start if ev.start is not None else ev.t - 0.45
+        start = _start(ev, 0.45)
         self._fly(token, start, ev.t, dst)
         self._touch("touch", index, ev, dst_place, dst.height, token)
         self._hold(ev, token, start, ev.t)
@@ -997,7 +1008,7 @@ class Choreography:
         flight = self._fly(token, ev.t, ev.t + carry, dst, turn_over=not face_up)
         self.contacts.append(Contact("lift", flight.t0, str(ev.player), pile_place, lift_height, index,
                                      str(ev.card)))
-        set_off = ev.start if ev.start is not None else ev.t - 0.35
+        set_off = _start(ev, 0.35)
         self._hold(ev, token, flight.t0, flight.t_touch, set_off=set_off)
 
     def _slap(self, index: int, ev: Slap) -> None:
@@ -1021,7 +1032,7 @@ class Choreography:
         for act in self._slap_actions[ev.pile]:
             if act.slap is not None and ev.t - 1.0 < act.slap[0] <= ev.t:
                 act.end = max(act.end, ev.t + 0.25 + rng.uniform(0, 0.1))
-        set_off = ev.start if ev.start is not None else ev.t - 0.25
+        set_off = _start(ev, 0.25)
         action = _Action(set_off, ev.t, hold, [], (ev.t, contact, rng.uniform(30, 45)))
         self._actions[key].append(action)
         self._slap_actions[ev.pile].append(action)
@@ -1032,7 +1043,7 @@ class Choreography:
     def _take_pile(self, index: int, ev: TakePile, moved: bool) -> None:
         pile_place = f"pile{ev.pile}"
         key = self._hand_key(ev)
-        set_off = ev.start if ev.start is not None else ev.t - 0.5
+        set_off = _start(ev, 0.5)
         if not moved:  # a wrong take: the hand touches the pile and lets it be
             arm = self._arm(*key)
             x, y, _ = self._zone(pile_place)
@@ -1284,6 +1295,13 @@ class Choreography:
         end = self.duration if t1 is None else t1
         n = int(math.floor((end - t0) * fps)) + 1
         return t0 + np.arange(n) / fps
+
+
+def _start(ev: TableEvent, default: float) -> float:
+    """When the hand begins ``ev``: its ``start``, or ``default`` seconds before ``t`` when
+    the log has none; never later than 50 ms before ``t``."""
+    start = ev.start if ev.start is not None else ev.t - default
+    return min(start, ev.t - 0.05)
 
 
 def _fold(angle: float) -> float:

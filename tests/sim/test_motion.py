@@ -328,3 +328,16 @@ def test_a_race_frame_renders_with_the_motion_truth() -> None:
     flat = np.array([abs(p.flip_deg) < 60 for p in state.cards])
     seen_up = np.array([ct.face_up for ct in truth.cards])
     assert (seen_up[flat] == arrays["face_up"][flat]).all()
+
+
+def test_a_log_without_starts_or_hands_still_moves_and_touches_exactly() -> None:
+    from dataclasses import replace
+
+    records, _ = selfplay_with_truth(5)
+    bare = [replace(r, start=None, hand=None) if isinstance(r, TableEvent) else r for r in records]
+    c = Choreography(bare, seed=5)
+    touches = [k for k in c.contacts if k.kind == "touch"]
+    assert touches
+    for k in touches:
+        assert c.card_pose(str(k.card), k.t).height == pytest.approx(k.height, abs=1e-9)
+    assert {h.owner for h in c.at(10.0).hands} == {"A", "B"}
