@@ -32,7 +32,7 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -54,7 +54,7 @@ from referee.events import (
 from referee.players import Player
 from referee.rules import Game, Phase, RuleSet
 from referee.rules.table import Origin
-from referee.sim.decks import CARD_W_MM
+from referee.sim.decks import CARD_H_MM, CARD_W_MM
 from referee.sim.kinematics import (
     bump,
     forward,
@@ -228,17 +228,25 @@ class _Flight:
     lift: float
     turn_over: bool = False
     in_place: bool = False
+    tilt: float = 0.0  # degrees the held (near) end is raised at most; it lands leading edge first
 
-    def pose(self, t: float) -> tuple[float, float, float, float, bool, float]:
-        """(x, y, angle, height, face_up, flip_deg) at ``t``."""
+    def pitch(self, u: float) -> float:
+        """The card's pitch at normalised carry time ``u`` (0 pick-up, 1 touch)."""
+        if not self.tilt:
+            return 0.0
+        return self.tilt * smoothstep(u, 0.0, 0.3) * (1.0 - 0.5 * smoothstep(u, 0.6, 1.0))
+
+    def pose(self, t: float) -> tuple[float, float, float, float, bool, float, float]:
+        """(x, y, angle, height, face_up, flip_deg, pitch_deg) at ``t``."""
         s, d = self.src, self.dst
         span = max(self.t_rest - self.t0, 1e-6)
         m = minjerk((t - self.t0) / span)
         x = s.x + (d.x - s.x) * m
         y = s.y + (d.y - s.y) * m
         angle = lerp_angle(s.angle, d.angle, m)
-        if t >= self.t_touch:
-            return x, y, angle, d.height, d.face_up, 0.0
+        if t >= self.t_touch:  # on the pile: it falls flat about its leading edge as it slides
+            settle = 1.0 - minjerk((t - self.t_touch) / max(self.t_rest - self.t_touch, 1e-6))
+            return x, y, angle, d.height, d.face_up, 0.0, self.pitch(1.0) * settle
         u = (t - self.t0) / max(self.t_touch - self.t0, 1e-6)
         if self.in_place:
             h = s.height + (d.height - s.height) * minjerk(u) + 2.0 * math.sin(math.pi * u)
@@ -248,7 +256,21 @@ class _Flight:
         face_up = s.face_up
         if flip > 90.0:
             face_up, flip = not face_up, flip - 180.0
-        return x, y, angle, h, face_up, flip
+        return x, y, angle, h, face_up, flip, self.pitch(u)
+
+
+class _CardState(NamedTuple):
+    x: float
+    y: float
+    angle: float
+    height: float
+    face_up: bool
+    flip: float
+    pitch: float
+    place: str
+    moving: bool
+    rest_since: float  # inf while moving
+    seq: int  # order of coming to rest
 
 
 class _CardTrack:
@@ -298,15 +320,15 @@ class _CardTrack:
     def index(self, t: float) -> int:
         return max(0, bisect.bisect_right(self.starts, t) - 1)
 
-    def pose(self, t: float) -> tuple[float, float, float, float, bool, float, str, bool, float, int]:
-        """(x, y, angle, height, face_up, flip, place, moving, rest_since, seq)."""
+    def pose(self, t: float) -> _CardState:
+        """Where the card is at ``t``."""
         i = self.index(t)
         item = self.items[i]
         if isinstance(item, _Flight):
-            x, y, a, h, up, flip = item.pose(t)
-            return x, y, a, h, up, flip, item.dst.place, True, math.inf, 0
-        return (item.x, item.y, item.angle, item.height, item.face_up, 0.0, item.place, False,
-                self.starts[i], self.seqs[i])
+            x, y, a, h, up, flip, pitch = item.pose(t)
+            return _CardState(x, y, a, h, up, flip, pitch, item.dst.place, True, math.inf, 0)
+        return _CardState(item.x, item.y, item.angle, item.height, item.face_up, 0.0, 0.0, item.place,
+                          False, self.starts[i], self.seqs[i])
 
 
 # --------------------------------------------------------------------------- hands
@@ -336,14 +358,16 @@ class _Arm:
     shoulder: tuple[float, float]
     home: _HPose
 
-    def holding(self, card: tuple[float, float, float, float, bool, float], grip: _Grip) -> _HPose:
-        x, y, _, h, _, flip = card
+    def holding(self, card: _CardState, grip: _Grip) -> _HPose:
+        x, y, h, flip, pitch = card.x, card.y, card.height, card.flip, card.pitch
         a = reach_angle(self.shoulder, (x, y)) + grip.twist
         fx, fy = forward(a)
         rx, ry = -fy, fx
         px = x - fx * grip.d - rx * grip.u
         py = y - fy * grip.d - ry * grip.u
-        lift = CARD_W_MM / 2 * abs(math.sin(math.radians(flip)))
+        # the fingertips are on the raised edge of a card being turned, or its raised near end
+        lift = (CARD_W_MM / 2 * abs(math.sin(math.radians(flip)))
+                + CARD_H_MM * abs(math.sin(math.radians(pitch))))
         return px, py, a, h + lift + GRIP_H_MM + grip.dh, grip.spread
 
     def over(self, x: float, y: float, height: float, spread: float) -> _HPose:
@@ -422,13 +446,13 @@ class _HFollow(_HSeg):
     def pose(self, t: float) -> _HPose:
         if len(self.members) == 1:
             track, _, _, grip = self.members[0]
-            return self.arm.holding(track.pose(t)[:6], grip)
+            return self.arm.holding(track.pose(t), grip)
         acc = np.zeros(6)
         total = 0.0
         best: tuple[float, _HPose] | None = None
         for track, a, e, grip in self.members:
             w = smoothstep(t, a - GROUP_RAMP_S, a) * (1.0 - smoothstep(t, e, e + GROUP_RAMP_S))
-            p = self.arm.holding(track.pose(t)[:6], grip)
+            p = self.arm.holding(track.pose(t), grip)
             gap = max(a - t, t - e, 0.0)
             if best is None or gap < best[0]:
                 best = (gap, p)
@@ -859,7 +883,8 @@ class Choreography:
         return _Grip(d + rng.uniform(-8, 6), rng.uniform(-12, 12), rng.uniform(-10, 10), 0.0, spread)
 
     def _fly(self, token: int, t0: float, t_touch: float, dst: _Rest, *, turn_over: bool = False,
-             in_place: bool = False, slide: float | None = None, lift: float | None = None) -> _Flight:
+             in_place: bool = False, slide: float | None = None, lift: float | None = None,
+             tilt: float = 0.0) -> _Flight:
         track = self._tracks[token]
         src = track.current
         track.cut(t0)
@@ -869,9 +894,13 @@ class Choreography:
             slide = self._rng.uniform(*SLIDE_S)
         if lift is None:
             lift = self._rng.uniform(*self.config.lift_mm)
-        flight = _Flight(t0, t_touch, t_touch + slide, src, dst, lift, turn_over, in_place)
+        flight = _Flight(t0, t_touch, t_touch + slide, src, dst, lift, turn_over, in_place, tilt)
         track.fly(flight, self._next_seq())
         return flight
+
+    def _tilt(self) -> float:
+        """How far a carried card's held end is raised (degrees): it lands leading edge first."""
+        return self._rng.uniform(5.0, 12.0)
 
     def _take_top(self, place: str) -> int:
         stack = self._places.get(place)
@@ -940,7 +969,7 @@ class Choreography:
         i = self._put(dst_place, token)
         dst = self._rest_at(dst_place, i, True, ev.player)
         start = _start(ev, 0.45)
-        flight = self._fly(token, start, ev.t, dst, turn_over=turn_over)
+        flight = self._fly(token, start, ev.t, dst, turn_over=turn_over, tilt=self._tilt())
         self._touch("touch", index, ev, dst_place, dst.height, token)
         self._hold(ev, token, flight.t0, flight.t_touch)
 
@@ -979,7 +1008,7 @@ class Choreography:
         i = self._put(dst_place, token)
         dst = self._rest_at(dst_place, i, True)
         start = _start(ev, 0.45)
-        self._fly(token, start, ev.t, dst)
+        self._fly(token, start, ev.t, dst, tilt=self._tilt())
         self._touch("touch", index, ev, dst_place, dst.height, token)
         self._hold(ev, token, start, ev.t)
 
@@ -1005,7 +1034,8 @@ class Choreography:
         dst = self._rest_at(dst_place, i, face_up)
         lift_height = self._tracks[token].current.height
         carry = min(self.config.take_back_s, max(0.2, self._next_start(index, ev.player) - ev.t - 0.25))
-        flight = self._fly(token, ev.t, ev.t + carry, dst, turn_over=not face_up)
+        flight = self._fly(token, ev.t, ev.t + carry, dst, turn_over=not face_up,
+                           tilt=self._tilt())
         self.contacts.append(Contact("lift", flight.t0, str(ev.player), pile_place, lift_height, index,
                                      str(ev.card)))
         set_off = _start(ev, 0.35)
@@ -1099,7 +1129,8 @@ class Choreography:
         keys: list[tuple[float, _HPose]] = []
 
         def over(rest: _Rest, t: float) -> None:
-            pose = arm.holding((rest.x, rest.y, rest.angle, rest.height, rest.face_up, 0.0), grip)
+            pose = arm.holding(_CardState(rest.x, rest.y, rest.angle, rest.height, rest.face_up, 0.0,
+                                          0.0, rest.place, False, t, 0), grip)
             if keys and t <= keys[-1][0] + 0.05:
                 t = keys[-1][0] + 0.05
             keys.append((t, pose))
@@ -1263,13 +1294,13 @@ class Choreography:
         moving: list[tuple[float, CardPose]] = []
         for tok in self._token_list:
             track = self._tracks[tok]
-            x, y, a, h, up, flip, place, is_moving, since, seq = track.pose(t)
+            x, y, a, h, up, flip, pitch, place, is_moving, since, seq = track.pose(t)
             code = self.identities[tok]
             if is_moving:
                 x0, y0 = track.pose(t - 0.004)[:2]
                 x1, y1 = track.pose(t + 0.004)[:2]
                 vel = ((x1 - x0) / 0.008, (y1 - y0) / 0.008)
-                moving.append((h, CardPose(code, x, y, a, h, up, flip, vel, place)))
+                moving.append((h, CardPose(code, x, y, a, h, up, flip, vel, place, pitch)))
             else:
                 settled.append((since, h, seq, CardPose(code, x, y, a, h, up, 0.0, (0.0, 0.0), place)))
         settled.sort(key=lambda s: (s[0], s[1], s[2]))
@@ -1287,8 +1318,9 @@ class Choreography:
     def card_pose(self, card: str, t: float) -> CardPose:
         """One card's pose at ``t`` (face-down cards included)."""
         tok = next(k for k, v in self.identities.items() if v == card)
-        x, y, a, h, up, flip, place, *_ = self._tracks[tok].pose(t)
-        return CardPose(card, x, y, a, h, up, flip, tag=place)
+        st = self._tracks[tok].pose(t)
+        return CardPose(card, st.x, st.y, st.angle, st.height, st.face_up, st.flip, tag=st.place,
+                        pitch_deg=st.pitch)
 
     def frame_times(self, fps: float, t0: float = 0.0, t1: float | None = None) -> np.ndarray:
         """Frame times from ``t0`` to ``t1`` (default: the end) at ``fps``: ``t0 + i / fps``."""
