@@ -1331,9 +1331,10 @@ class Choreography:
 
 def _start(ev: TableEvent, default: float) -> float:
     """When the hand begins ``ev``: its ``start``, or ``default`` seconds before ``t`` when
-    the log has none; never later than 50 ms before ``t``."""
-    start = ev.start if ev.start is not None else ev.t - default
-    return min(start, ev.t - 0.05)
+    the log has none or one that is not before ``t``; never later than 50 ms before ``t``."""
+    if ev.start is None or ev.start >= ev.t:
+        return ev.t - default
+    return min(ev.start, ev.t - 0.05)
 
 
 def _fold(angle: float) -> float:
