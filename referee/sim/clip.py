@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import math
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -41,7 +41,7 @@ from referee.sim.kinematics import smoothstep
 from referee.sim.matart import mat_art
 from referee.sim.motion import Choreography, DealtCards
 from referee.sim.render import Renderer
-from referee.sim.scenarios import Fragment
+from referee.sim.scenarios import Fragment, is_prelude
 from referee.sim.scene import Lighting, MatArt, Scene, blend_lighting, random_effects, random_lighting
 from referee.sim.textures import random_table
 from referee.sim.video import VideoWriter, parse_fps
@@ -99,8 +99,7 @@ def clip_setup(fragment: Fragment, size: tuple[int, int] = DEFAULT_SIZE, fps: fl
 
 def motion_records(fragment: Fragment) -> list[Record]:
     """The fragment's records with the prelude spread out before t = 0 (for the motion)."""
-    prelude = [r for r in fragment.records
-               if isinstance(r, TableEvent) and r.evidence and r.evidence.get("prelude")]
+    prelude = [r for r in fragment.records if isinstance(r, TableEvent) and is_prelude(r)]
     when: dict[int, float] = {}
     t = -0.8
     for r in reversed(prelude):
@@ -154,7 +153,8 @@ def camera_at(base: Camera, visuals: dict[str, Any], t: float) -> Camera:
     return base.nudged(shift, turn)  # type: ignore[arg-type]
 
 
-def frame_scenes(fragment: Fragment, setup: ClipSetup, choreo: Choreography | None = None):  # type: ignore[no-untyped-def]
+def frame_scenes(fragment: Fragment, setup: ClipSetup, choreo: Choreography | None = None
+                 ) -> Iterator[Scene]:
     """Yield the scene of every frame of the clip, in order."""
     choreo = choreo or choreography(fragment, setup.base.mat.size_mm if setup.base.mat else None)
     base = setup.base
@@ -221,7 +221,7 @@ def render_clip(fragment: Fragment, out: str | Path, size: tuple[int, int] = DEF
         "code_version": code_version(),
         "prelude_events": fragment.prelude_events,
         "faults": [{"t": v.t, "frame": files.frame_of(v.t, setup.fps), "player": str(v.player),
-                    "code": v.code, "rule": v.rule} for v in fragment.faults],
+                    "code": v.code, "rule": v.rule} for v in fragment.clip_faults],
         "visuals": fragment.visuals,
         "camera_changes": changes,
         "hidden_cards": [d.to_dict() for d in fragment.deals],

@@ -91,7 +91,7 @@ def yolo_labels(truth: FrameTruth, size: tuple[int, int]) -> list[tuple[int, flo
 def crop_card(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The card whose printed corners are ``quad`` (TL, TR, BR, BL), upright, CROP_SIZE."""
     cw, ch = CROP_SIZE
-    dst = np.float32([[0, 0], [cw, 0], [cw, ch], [0, ch]])
+    dst = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float32)
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     return cv2.warpPerspective(image, m, (cw, ch), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
 

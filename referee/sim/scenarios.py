@@ -103,8 +103,19 @@ class Fragment:
         return [r for r in self.records if isinstance(r, Verdict) and r.code is not None]
 
     @property
+    def clip_faults(self) -> list[Verdict]:
+        """Faults and warnings of the clip's own events (not of the prelude)."""
+        events = self.table_events
+        return [v for v in self.faults if not (v.event < len(events) and is_prelude(events[v.event]))]
+
+    @property
     def prelude_events(self) -> int:
-        return sum(1 for e in self.table_events if e.evidence and e.evidence.get("prelude"))
+        return sum(1 for e in self.table_events if is_prelude(e))
+
+
+def is_prelude(event: TableEvent) -> bool:
+    """True for an event of the prelude (it laid out the table before the clip)."""
+    return bool(event.evidence and event.evidence.get("prelude"))
 
 
 class ScriptError(RuntimeError):
@@ -607,7 +618,8 @@ def endgame(seed: int) -> Fragment:
         t0 = max(0.0, min(over.t - 3.2, times[-6] - 0.3))
         return excerpt("endgame", seed, records, deals, t0, over.t,
                        f"single spit pile (G1): the player without spit cards clears the stock "
-                       f"and wins (G2); self-play game {s}")
+                       f"and wins (G2); self-play game {s}",
+                       {"key_t": round(over.t - t0 + LEAD_S - 0.1, 4)})
     raise ScriptError(f"endgame: no self-played game from seed {seed} ends by G2")
 
 
@@ -623,10 +635,12 @@ def round_end(seed: int) -> Fragment:
             later = [r for r in records if isinstance(r, Deal) and r.t > end.t]
             if len(later) < 2 or later[1].t - end.t > 5.5:
                 continue
-            return excerpt("round-end", seed, records, deals, max(0.0, end.t - 1.0),
-                           later[1].t + 0.3,
+            t0 = max(0.0, end.t - 1.0)
+            piles = next(r for r in _calls(records, "piles") if r.t >= end.t)
+            return excerpt("round-end", seed, records, deals, t0, later[1].t + 0.3,
                            f"a round ends: the last stock card, the slap race, both piles taken "
-                           f"and the next deal (E1-E4); self-play game {s}")
+                           f"and the next deal (E1-E4); self-play game {s}",
+                           {"key_t": round(piles.t - t0 + LEAD_S, 4)})
     raise ScriptError(f"round-end: no suitable round end from seed {seed}")
 
 

@@ -34,7 +34,7 @@ from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
@@ -101,10 +101,18 @@ def read_calibration(path: str | Path, layout: MatLayout | None = None) -> Calib
 
 
 def _frame_dict(truth: FrameTruth, previous: FrameTruth | None) -> dict[str, Any]:
-    d = truth.to_dict()
-    d["cards"] = [c for c in d["cards"] if c["visible"] > 0]  # type: ignore[union-attr]
-    if previous is not None and previous.camera == truth.camera:
-        del d["camera"], d["homography"]
+    """:meth:`FrameTruth.to_dict` for the visible cards, numbers rounded as plain floats
+    (pixels to 0.01, so that a float32 quad does not print as 377.1099853515625)."""
+    d: dict[str, Any] = {"frame": truth.frame_index, "time": truth.time}
+    if previous is None or previous.camera != truth.camera:
+        d["camera"] = truth.camera.to_dict()
+        d["homography"] = (truth.homography / truth.homography[2, 2]).round(9).tolist()
+    d["cards"] = [{"card": c.card, "face_up": c.face_up,
+                   "quad": c.quad.astype(np.float64).round(2).tolist(),
+                   "visible": round(c.visible, 3), "tag": c.tag, "moving": c.moving}
+                  for c in truth.cards if c.visible > 0]
+    d["hands"] = [{"owner": h.owner, "outline": h.outline.astype(np.float64).round(1).tolist()}
+                  for h in truth.hands]
     return d
 
 
@@ -116,7 +124,7 @@ class FramesWriter:
         self._raw = open(self.path, "wb")  # noqa: SIM115 (closed in close())
         self._gz = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0,
                                  compresslevel=9)
-        self._text: IO[str] = io.TextIOWrapper(self._gz, encoding="utf-8", newline="\n")
+        self._text = io.TextIOWrapper(self._gz, encoding="utf-8", newline="\n")
         self._previous: FrameTruth | None = None
         self.frames = 0
 

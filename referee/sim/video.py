@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ class VideoWriter:
         if w % 2 or h % 2:
             raise InputError(f"{w}x{h}: width and height must be even for H.264", str(self.path))
         self.frames = 0
-        self._container = av.open(str(self.path), mode="w")
+        self._container: Any = av.open(str(self.path), mode="w")
         stream = self._container.add_stream("libx264", rate=self.fps)
         stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
         stream.codec_context.time_base = 1 / self.fps
