@@ -6,8 +6,10 @@ OpenCV's pip wheel cannot encode H.264, so frames are encoded with PyAV's ``libx
 the muxer rescales that to the container's time base without loss. A decoder therefore gives
 frame ``i`` the time ``i / fps``, which is what the truth files assume.
 
-The encoder is deterministic for one PyAV/x264 build and one thread count (fixed here), so
-the same frames give the same bytes on one machine; tests compare decoded frames, not bytes.
+The encoder settings (crf, preset, thread count) are fixed, and at the simulator's sizes the
+same frames have given the same bytes; but x264 through PyAV is not guaranteed to repeat
+itself byte for byte (tiny test frames came out a few grey levels apart between runs), so
+tests compare decoded frames, and the truth files, never the video's bytes.
 
     with VideoWriter("clip.mp4", (960, 540), fps=30) as video:
         for frame in frames:          # BGR uint8, (540, 960, 3)
