@@ -72,9 +72,11 @@ def _deck(spec: str | None) -> str | None:
 @click.option("--fps", default="30", show_default=True, help="Frame rate (30, 25, 29.97, 30000/1001).")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None,
               help="Folder for video.mp4, events.jsonl, calibration.yaml, frames.jsonl.gz, meta.json.")
+@click.option("--seconds", type=click.FloatRange(0.1, 36_000), default=None,
+              help="Render only the first SECONDS of the scenario (e.g. of a whole game).")
 @click.option("--list", "list_only", is_flag=True, help="List the scenarios and exit.")
 def simulate(seed: int, scenario: str, deck: str | None, size: str, fps: str, out: str | None,
-             list_only: bool) -> None:
+             seconds: float | None, list_only: bool) -> None:
     """Render a simulated game as an overhead H.264 video with its exact truth.
 
     The same seed (and options) gives the same video and truth.
@@ -99,6 +101,8 @@ def simulate(seed: int, scenario: str, deck: str | None, size: str, fps: str, ou
     deck = _deck(deck)
     path = _out_dir(out)
     fragment = make_fragment(scenario, seed)
+    if seconds is not None:
+        fragment = fragment.cut(seconds)
     with _progress(f"{scenario} seed {seed}") as bar:
         task = bar.add_task("frames", total=None)
 

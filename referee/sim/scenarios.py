@@ -94,6 +94,15 @@ class Fragment:
     visuals: dict[str, Any] = field(default_factory=dict)  # scene changes over time (JSON-ready)
     summary: str = ""
 
+    def cut(self, seconds: float) -> Fragment:
+        """The first ``seconds`` of the fragment: records after that dropped (a record's
+        verdict and calls share its time, so they stay together)."""
+        if seconds >= self.duration:
+            return self
+        records = tuple(r for r in self.records if r.t <= seconds)
+        deals = sum(isinstance(r, Deal) for r in records)
+        return replace(self, records=records, deals=self.deals[:deals], duration=round(seconds, 6))
+
     @property
     def table_events(self) -> list[TableEvent]:
         return [r for r in self.records if isinstance(r, TableEvent)]

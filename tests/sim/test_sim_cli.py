@@ -77,6 +77,17 @@ def test_simulate_bad_deck_folder_names_the_missing_face(tmp_path: Path) -> None
     assert code == 2 and "--deck" in err and "missing face image" in err
 
 
+def test_simulate_the_start_of_a_whole_game(tmp_path: Path) -> None:
+    code, _, err = run("simulate", "--seed", "2", "--seconds", "2.5", "--size", "256x144",
+                       "--out", str(tmp_path / "game"))
+    assert code == 0, err
+    meta = files.read_meta(tmp_path / "game" / files.META)
+    assert (meta["scenario"], meta["frames"]) == ("selfplay", 75)
+    events = files.read_events(tmp_path / "game" / files.EVENTS)
+    assert events and max(e.t for e in events) <= 2.5
+    assert len(files.read_frames(tmp_path / "game" / files.FRAMES)) == 75
+
+
 def test_simulate_unwritable_out(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
