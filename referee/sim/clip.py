@@ -184,6 +184,8 @@ def render_clip(fragment: Fragment, out: str | Path, size: tuple[int, int] = DEF
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob("calibration-*.yaml"):  # from an earlier clip with a moved camera
+        stale.unlink()
     setup = clip_setup(fragment, size, fps, deck)
     renderer = Renderer(get_deck(setup.deck))
     layout = load_layout()
