@@ -83,6 +83,9 @@ class SelfPlayConfig:
 
 #: A card still this far (seconds) from a pile that changed is stopped and the play re-planned.
 _ABORT_S = 0.15
+#: The least time a hand needs to come back from where it last touched before it can pick up
+#: the next card (with the reaction delay on top), so hands move at human speeds.
+_RETURN_S = 0.25
 
 
 class GameTooLong(RuntimeError):
@@ -212,7 +215,7 @@ class SelfPlay:
     def _timing(self, player: Player, motion: float | None = None) -> tuple[float, float]:
         prof = self.profile[player]
         reaction = max(0.12, self.rng.gauss(prof.reaction, prof.reaction_spread / 2))
-        start = max(self.now, self.busy_until[player]) + reaction
+        start = max(self.now, self.busy_until[player] + _RETURN_S) + reaction
         move = motion if motion is not None else max(0.15, self.rng.gauss(prof.motion, 0.1))
         return round(start, 4), round(start + move, 4)
 
@@ -330,7 +333,7 @@ class SelfPlay:
                     self._queue(p, lambda s, t: TakePile(t=t, player=p, pile=smaller), motion=0.6)
                 return
             self._queue(p, lambda s, t: Slap(t=t, start=s, player=p, pile=smaller,
-                                             hand=self.profile[p].hand), motion=0.2)
+                                             hand=self.profile[p].hand), motion=0.3)
             return
         mine = [n for n, q in game.allocation.items() if q is p and n not in game.taken]
         theirs = [n for n, q in game.allocation.items() if q is not p and n not in game.taken]
@@ -399,11 +402,19 @@ class SelfPlay:
                     return True
             elif kind in (Fault.TWO_CARDS, Fault.TWO_HANDS) and len(cards) >= 2:
                 (s1, c1), (s2, c2) = rng.sample(cards, 2)
+                pile1 = pile2 = rng.choice((1, 2))
+                if kind is Fault.TWO_CARDS:  # one hand grabs neighbouring cards for one pile
+                    pairs = [(a, b) for a in cards for b in cards if b[0] == a[0] + 1]
+                    if pairs:
+                        (s1, c1), (s2, c2) = rng.choice(pairs)
+                    second_hand = hand
+                else:
+                    pile2 = 3 - pile1
+                    second_hand = other_hand
                 start, t = self._timing(p)
-                second_hand = hand if kind is Fault.TWO_CARDS else other_hand
-                self._queue_at(p, start, t, self._play_maker(p, s1, rng.choice((1, 2)), c1, hand), False)
+                self._queue_at(p, start, t, self._play_maker(p, s1, pile1, c1, hand), False)
                 self._queue_at(p, start + 0.05, t + 0.15,
-                               self._play_maker(p, s2, rng.choice((1, 2)), c2, second_hand), False)
+                               self._play_maker(p, s2, pile2, c2, second_hand), False)
                 return True
             elif kind is Fault.TAKE_BACK and plays:
                 choice = rng.choice(plays)
@@ -439,7 +450,7 @@ class SelfPlay:
                 return True
             elif kind is Fault.EARLY_SLAP:
                 self._queue(p, lambda s, t: Slap(t=t, start=s, player=p, pile=rng.choice((1, 2)),
-                                                 hand=hand), motion=0.2)
+                                                 hand=hand), motion=0.3)
                 return True
             elif kind is Fault.LOST_TOUCH and self._inject_race(p, hand):
                 return True

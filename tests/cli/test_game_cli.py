@@ -28,7 +28,7 @@ def test_help_lists_the_commands() -> None:
 def test_demo_referees_the_bundled_game() -> None:
     code, out, _ = run("demo", "--faults-only")
     assert code == 0
-    assert "F_ILLEGAL_RANK" in out and "F_LOST_TOUCH" in out and "game 0 (seed 11):" in out
+    assert "F_ILLEGAL_RANK" in out and "F_LOST_TOUCH" in out and "game 0 (seed 112):" in out
     assert "won" in out
 
 
