@@ -6,10 +6,8 @@ OpenCV's pip wheel cannot encode H.264, so frames are encoded with PyAV's ``libx
 the muxer rescales that to the container's time base without loss. A decoder therefore gives
 frame ``i`` the time ``i / fps``, which is what the truth files assume.
 
-The encoder settings (crf, preset, thread count) are fixed, and at the simulator's sizes the
-same frames have given the same bytes; but x264 through PyAV is not guaranteed to repeat
-itself byte for byte (tiny test frames came out a few grey levels apart between runs), so
-tests compare decoded frames, and the truth files, never the video's bytes.
+The encoder settings (crf, preset, thread count) are fixed and the encoder runs on a thread
+of its own (see :class:`VideoWriter`), so the same frames give the same bytes.
 
     with VideoWriter("clip.mp4", (960, 540), fps=30) as video:
         for frame in frames:          # BGR uint8, (540, 960, 3)
@@ -20,6 +18,8 @@ tests compare decoded frames, and the truth files, never the video's bytes.
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -69,7 +69,16 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 class VideoWriter:
-    """An H.264 mp4 writer for BGR frames at a constant, exact frame rate."""
+    """An H.264 mp4 writer for BGR frames at a constant, exact frame rate.
+
+    The encoder runs in a thread of its own, fed through a small bounded queue: encoding then
+    overlaps the rendering of the next frame, and the bytes repeat. (With the encoder on the
+    rendering thread, the same frames gave different bytes from run to run, most likely
+    because OpenCV changes the floating-point state of the threads it runs on; on a thread of
+    its own x264 gives the same bytes every time.)
+    """
+
+    QUEUE_FRAMES = 8
 
     def __init__(self, path: str | Path, size: tuple[int, int], fps: float | str | Fraction = DEFAULT_FPS,
                  *, crf: int = DEFAULT_CRF, preset: str = "veryfast") -> None:
@@ -89,28 +98,53 @@ class VideoWriter:
         stream.options = {"crf": str(crf), "preset": preset, "threads": str(ENCODER_THREADS)}
         self._stream = stream
         self._time_base = 1 / self.fps
+        self._queue: queue.Queue[np.ndarray | None] = queue.Queue(self.QUEUE_FRAMES)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._encode_all, name="video-encoder", daemon=True)
+        self._thread.start()
+
+    def _encode_all(self) -> None:
+        import av
+
+        index = 0
+        try:
+            while (frame := self._queue.get()) is not None:
+                vf = av.VideoFrame.from_ndarray(frame, format="bgr24")
+                vf.pts = index
+                vf.time_base = self._time_base
+                for packet in self._stream.encode(vf):
+                    self._container.mux(packet)
+                index += 1
+            for packet in self._stream.encode():
+                self._container.mux(packet)
+            self._container.close()
+        except BaseException as exc:  # handed to the caller by write() or close()
+            self._error = exc
+            while self._queue.get() is not None:  # let a blocked writer go on to close()
+                pass
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            raise OSError(f"{self.path}: encoding failed: {self._error}") from self._error
 
     def write(self, frame: np.ndarray) -> None:
         """Append one BGR uint8 frame of the writer's size; it is shown at ``index / fps``."""
-        import av
-
+        self._raise_error()
+        if self._container is None:
+            raise ValueError(f"{self.path}: the video is closed")
         w, h = self.size
         if frame.shape != (h, w, 3) or frame.dtype != np.uint8:
             raise ValueError(f"expected a ({h}, {w}, 3) uint8 BGR frame, got {frame.shape} {frame.dtype}")
-        vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="bgr24")
-        vf.pts = self.frames
-        vf.time_base = self._time_base
-        for packet in self._stream.encode(vf):
-            self._container.mux(packet)
+        self._queue.put(np.array(frame, order="C", copy=True))
         self.frames += 1
 
     def close(self) -> None:
         if self._container is None:
             return
-        for packet in self._stream.encode():
-            self._container.mux(packet)
-        self._container.close()
+        self._queue.put(None)
+        self._thread.join()
         self._container = None
+        self._raise_error()
         log.info("wrote %s: %d frames at %s fps", self.path, self.frames, self.fps)
 
     def __enter__(self) -> VideoWriter:

@@ -56,6 +56,13 @@ def test_fixtures_stay_small() -> None:
     assert all(f"`{name}`" in readme for name in NAMES)
 
 
+def test_the_same_seed_gives_the_same_video_bytes(tmp_path: Path) -> None:
+    name = sorted(QUICK)[0]
+    first = render_fixture(name, tmp_path / "first").out / files.VIDEO
+    second = render_fixture(name, tmp_path / "second").out / files.VIDEO
+    assert first.read_bytes() == second.read_bytes()
+
+
 @pytest.mark.parametrize("name", RERENDER)
 def test_rerendering_gives_the_same_truth(name: str, tmp_path: Path) -> None:
     result = render_fixture(name, tmp_path)
