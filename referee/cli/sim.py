@@ -68,7 +68,8 @@ def _deck(spec: str | None) -> str | None:
 @click.option("--deck", default=None, metavar="NAME|DIR",
               help="kenney, kennard, kennard-bigface, feliksh, procedural:N, or a folder of 52 faces "
                    "(QH.png, 10S.png, ...) and back.png. Default: chosen by the seed.")
-@click.option("--size", default="960x540", show_default=True, help="Frame size WIDTHxHEIGHT (even sides).")
+@click.option("--size", default="1280x720", show_default=True,
+              help="Frame size WIDTHxHEIGHT (even sides; the fixtures use 960x540).")
 @click.option("--fps", default="30", show_default=True, help="Frame rate (30, 25, 29.97, 30000/1001).")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None,
               help="Folder for video.mp4, events.jsonl, calibration.yaml, frames.jsonl.gz, meta.json.")
