@@ -33,13 +33,17 @@ class JudgedGame:
         return [v for v in self.verdicts if v.code is not None]
 
     def disagreements(self) -> list[tuple[Verdict, Verdict | None]]:
-        """(judged, recorded) pairs whose outcome or code differ, for events with a record."""
-        recorded = {v.event: v for v in self.recorded_verdicts}
+        """(judged, recorded) pairs whose outcome or code differ, for events with a record.
+
+        Verdicts are matched by time and player, not by event number, so a log line lost to
+        corruption does not shift every later comparison.
+        """
+        recorded = {(v.t, v.player): v for v in self.recorded_verdicts}
         if not recorded:
             return []
         out: list[tuple[Verdict, Verdict | None]] = []
         for v in self.verdicts:
-            r = recorded.get(v.event)
+            r = recorded.get((v.t, v.player))
             if r is None or (r.outcome, r.code) != (v.outcome, v.code):
                 out.append((v, r))
         return out

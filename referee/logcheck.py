@@ -74,27 +74,49 @@ def _check_text(args: tuple[str, str, int, bool, bool]) -> CheckReport:
     return report
 
 
-def _split_games(text: str) -> list[tuple[str, int]]:
-    """The text of each game with the number of its first line (a game starts at game_start)."""
-    lines = text.splitlines(keepends=True)
-    starts = [i for i, line in enumerate(lines) if line.startswith(_GAME_START)]
-    if not starts or starts[0] != 0:
-        starts = [0, *starts]
-    bounds = [*starts, len(lines)]
-    return [("".join(lines[a:b]), a + 1) for a, b in zip(bounds, bounds[1:], strict=False) if a < b]
+def _game_spans(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, number of the first line) of each game: a game starts at a game_start line."""
+    starts = [0]
+    at = text.find("\n" + _GAME_START)
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n" + _GAME_START, at + 1)
+    bounds = [*starts, len(text)]
+    spans: list[tuple[int, int, int]] = []
+    line, counted = 1, 0
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        line += text.count("\n", counted, a)
+        counted = a
+        if a < b:
+            spans.append((a, b, line))
+    return spans
+
+
+#: The log being checked, shared with forked worker processes without copying.
+_SHARED_TEXT = ""
+
+
+def _check_span(args: tuple[int, int, int, str, bool, bool]) -> CheckReport:
+    start, end, first_line, source, as_json, all_verdicts = args
+    return _check_text((_SHARED_TEXT[start:end], source, first_line, as_json, all_verdicts))
 
 
 def check_log_text(text: str, source: str, *, as_json: bool = False, all_verdicts: bool = False,
                    jobs: int | None = None) -> CheckReport:
     """Judge every game in a log's text; see :class:`CheckReport`."""
-    parts = _split_games(text)
-    jobs = min(jobs or default_jobs(), max(1, len(parts) // 8))
-    tasks = [(part, source, first, as_json, all_verdicts) for part, first in parts]
-    if jobs <= 1:
-        reports = list(map(_check_text, tasks))
-    else:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            reports = pool.map(_check_text, tasks, chunksize=8)
+    global _SHARED_TEXT
+    spans = _game_spans(text)
+    jobs = min(jobs or default_jobs(), max(1, len(spans) // 8))
+    tasks = [(a, b, first, source, as_json, all_verdicts) for a, b, first in spans]
+    _SHARED_TEXT = text
+    try:
+        if jobs <= 1:
+            reports = list(map(_check_span, tasks))
+        else:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                reports = pool.map(_check_span, tasks, chunksize=8)
+    finally:
+        _SHARED_TEXT = ""
     total = CheckReport()
     for r in reports:
         total.out += r.out
