@@ -23,9 +23,17 @@ from referee.sim.scene import HandPose, Lighting
 Capsules = list[tuple[np.ndarray, float]]
 
 
+# forearm stations from the wrist to the elbow: (v along the hand, half-width, lift), mm
+_ARM = [(-40, 26, 7), (-62, 27.5, 9), (-100, 33, 14), (-150, 37.5, 24), (-215, 39, 48),
+        (-280, 38, 85), (-335, 36, 140)]
+# fingers: (u across the hand, length, width at the base) for index, middle, ring, little
+_FINGERS = [(-28, 62, 17), (-9, 76, 18), (10, 72, 18), (28, 58, 16)]
+
+
 def hand_shapes(hand: HandPose) -> tuple[Capsules, np.ndarray, np.ndarray]:
     """Hand geometry in the world: finger and thumb capsules (two points, width in mm), the
-    palm polygon and the forearm polygon, all as world points (z up is negative)."""
+    palm polygon and the forearm polygon (tapering from the elbow to a narrow wrist), all as
+    world points (z up is negative)."""
     s = hand.scale
     a = math.radians(hand.angle)
     fwd = np.array([math.sin(a), -math.cos(a)])
@@ -38,8 +46,7 @@ def hand_shapes(hand: HandPose) -> tuple[Capsules, np.ndarray, np.ndarray]:
         return np.array([xy[0], xy[1], -(h0 + lift)])
 
     fingers = []
-    for k, (u, length, width) in enumerate([(-28, 62, 17), (-9, 76, 18), (10, 72, 18),
-                                            (28, 58, 16)]):
+    for k, (u, length, width) in enumerate(_FINGERS):
         spread = (k - 1.5) * 0.12 * hand.spread
         base = w(u * s, 38 * s, 2)
         tip = w((u + math.sin(spread) * length) * s, (38 + math.cos(spread) * length) * s,
@@ -53,21 +60,46 @@ def hand_shapes(hand: HandPose) -> tuple[Capsules, np.ndarray, np.ndarray]:
     palm = np.stack([w(42 * s * float(np.sign(np.cos(x))) * abs(np.cos(x)) ** 0.6,
                        48 * s * float(np.sign(np.sin(x))) * abs(np.sin(x)) ** 0.6, 3)
                      for x in t])
-    wrist_v, elbow_v = -46 * s, -330 * s
-    arm = np.stack([w(-30 * s, wrist_v, 8), w(30 * s, wrist_v, 8), w(42 * s, elbow_v, 140),
-                    w(-42 * s, elbow_v, 140)])
+    side = [w(hw * s, v * s, lift) for v, hw, lift in _ARM]
+    other = [w(-hw * s, v * s, lift) for v, hw, lift in _ARM]
+    arm = np.stack([*other[:1], *side, *other[:0:-1]])  # wrist left, right side, back
     return fingers, palm, arm
+
+
+def _sleeve(arm: np.ndarray, cuff: float) -> np.ndarray:
+    """The part of the forearm polygon from ``cuff`` (0 wrist .. 1 elbow) on, a little
+    wider (cloth is looser than skin)."""
+    n = len(_ARM)
+    right = arm[1 : n + 1]
+    left = np.concatenate([arm[:1], arm[n + 1 :][::-1]])
+    pos = cuff * (n - 1)
+    i = min(int(pos), n - 2)
+    f = pos - i
+    r0 = right[i] + (right[i + 1] - right[i]) * f
+    l0 = left[i] + (left[i + 1] - left[i]) * f
+    rs = np.concatenate([r0[None], right[i + 1 :]])
+    ls = np.concatenate([l0[None], left[i + 1 :]])
+    mid = (rs + ls) / 2
+    rs = mid + (rs - mid) * 1.14
+    ls = mid + (ls - mid) * 1.14
+    return np.concatenate([ls[:1], rs, ls[:0:-1]])
 
 
 def hand_polys(hand: HandPose) -> tuple[Capsules, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`hand_shapes` plus the sleeve: the forearm from a cuff onward, a little wider."""
     fingers, palm, arm = hand_shapes(hand)
-    cuff = 0.25 + 0.5 * ((hand.x * 7 + hand.y * 3) % 1.0)  # where the sleeve starts
-    sleeve = arm.copy()
-    sleeve[0] = arm[0] + (arm[3] - arm[0]) * cuff
-    sleeve[1] = arm[1] + (arm[2] - arm[1]) * cuff
-    sleeve[:2, :2] += (sleeve[:2, :2] - sleeve[:2, :2].mean(0)) * 0.25
-    return fingers, palm, arm, sleeve
+    cuff = 0.12 + 0.55 * ((hand.x * 7 + hand.y * 3) % 1.0)  # where the sleeve starts
+    return fingers, palm, arm, _sleeve(arm, cuff)
+
+
+def _capsule(mask: np.ndarray, p0: np.ndarray, p1: np.ndarray, r0: float, r1: float,
+             value: float = 255) -> None:
+    """Fill a tapered capsule (circles of radii ``r0`` at ``p0`` and ``r1`` at ``p1``)."""
+    t = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    ring = np.column_stack([np.cos(t), np.sin(t)])
+    pts = np.concatenate([p0 + ring * r0, p1 + ring * r1]).astype(np.float32)
+    hull = cv2.convexHull(pts)
+    cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), value, cv2.LINE_AA, 4)
 
 
 def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
@@ -80,6 +112,11 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
     ``blur`` is the motion smear in canvas pixels. Masks, shading and motion blur are computed
     at a third of the resolution (a hand is smooth) and scaled up for compositing, which
     keeps a large forearm cheap.
+
+    Shading: a height map (rounded palm, forearm and fingers, knuckle bumps, tendons on the
+    back of the hand, folds in the sleeve) lit from the lamp with a soft sheen; skin is
+    warmer and redder at knuckles and fingertips and in its own shade (light scattered under
+    the skin), with faint joint creases and nails.
     """
     fingers, palm, arm, sleeve = hand_polys(hand)
     pts_all = np.concatenate([palm, arm, sleeve, *[f for f, _ in fingers]])
@@ -105,55 +142,131 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
 
     poly(skin, arm)
     poly(skin, palm)
-    scale = px_per_mm(cam, k, np.array([hand.x, hand.y]), hand.height) / f
+    scale = px_per_mm(cam, k, np.array([hand.x, hand.y]), hand.height) / f  # small px per mm
     # each finger is shaded as its own rounded body, so that fingers read apart
     finger_body = np.zeros(skin.shape, np.float32)
+    detail = np.zeros(skin.shape, np.float32)  # bumps: knuckles, tendons (height)
+    red = np.zeros(skin.shape, np.float32)  # where skin is redder
+    crease = np.zeros(skin.shape, np.float32)
     segs: list[tuple[np.ndarray, np.ndarray, int]] = []
-    for seg, width in fingers:
+    wrist = small(((arm[0] + arm[1]) / 2)[None])[0]
+    for j, (seg, width) in enumerate(fingers):
         p = small(seg)
         th = max(2, round(width / f * px_per_mm(cam, k, seg[:, :2].mean(0),
                                                  float(-seg[:, 2].mean()))))
-        p0, p1 = tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int))
-        cv2.line(skin, p0, p1, 255, th, cv2.LINE_AA)
+        r0, r1 = th / 2, th / 2 * (0.86 if j < 4 else 0.9)
+        _capsule(skin, p[0], p[1], r0, r1)
         segs.append((p[0], p[1], th))
+        d = p[1] - p[0]
+        length = float(np.hypot(*d))
+        if length < 2:
+            continue
+        u = d / length
+        nrm = np.array([-u[1], u[0]])
         # shade the finger in its own small box
         sigma = max(1.0, th / 4)
         r = th + int(3 * sigma) + 2
-        bx0, by0 = max(0, min(p0[0], p1[0]) - r), max(0, min(p0[1], p1[1]) - r)
-        bx1, by1 = min(sw, max(p0[0], p1[0]) + r), min(sh, max(p0[1], p1[1]) + r)
+        bx0, by0 = max(0, int(min(p[0][0], p[1][0])) - r), max(0, int(min(p[0][1], p[1][1])) - r)
+        bx1, by1 = min(sw, int(max(p[0][0], p[1][0])) + r), min(sh, int(max(p[0][1], p[1][1])) + r)
         if bx0 >= bx1 or by0 >= by1:
             continue
+        b0 = np.array([bx0, by0])
         one = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
-        cv2.line(one, (p0[0] - bx0, p0[1] - by0), (p1[0] - bx0, p1[1] - by0), 255, th,
-                 cv2.LINE_AA)
+        _capsule(one, p[0] - b0, p[1] - b0, r0, r1)
         fb = cv2.GaussianBlur(one, (0, 0), sigma).astype(np.float32) * (1.9 / 255)
         sub_fb = finger_body[by0:by1, bx0:bx1]
         np.maximum(sub_fb, fb, out=sub_fb)
+        # joints: knuckle bumps and redness, creases across the finger
+        joints = (0.0, 0.45, 0.74) if j < 4 else (0.15, 0.55)
+        for n_j, fr in enumerate(joints):
+            c = p[0] + d * fr
+            rad = max(1, round(th * (0.42 if n_j == 0 else 0.3)))
+            cv2.circle(detail, tuple(np.round(c * 8).astype(int)), rad * 8,
+                       0.13 if n_j == 0 else 0.06, -1, cv2.LINE_AA, 3)
+            cv2.circle(red, tuple(np.round(c * 8).astype(int)), rad * 8, 0.35, -1,
+                       cv2.LINE_AA, 3)
+            if n_j > 0:
+                half = nrm * th * 0.3
+                for off_c in (-0.06, 0.06) if n_j == 1 else (0.0,):
+                    cc = c + u * th * off_c
+                    cv2.line(crease, tuple(np.round((cc - half) * 8).astype(int)),
+                             tuple(np.round((cc + half) * 8).astype(int)), 1.0, 1,
+                             cv2.LINE_AA, 3)
+        tip = p[1] - u * th * 0.15
+        cv2.circle(red, tuple(np.round(tip * 8).astype(int)), max(1, round(th * 0.5)) * 8,
+                   0.6, -1, cv2.LINE_AA, 3)
+        if j < 4:  # a tendon from the knuckle toward the wrist
+            cv2.line(detail, tuple(np.round(p[0] * 8).astype(int)),
+                     tuple(np.round((p[0] + (wrist - p[0]) * 0.55) * 8).astype(int)), 0.035,
+                     max(1, round(th * 0.18)), cv2.LINE_AA, 3)
     palm_mask = np.zeros_like(skin)
     poly(palm_mask, palm)
     poly(palm_mask, arm)
     poly(cloth, sleeve)
     skin = cv2.subtract(skin, cloth)
     union = cv2.max(skin, cloth)
-    # rounded shading: darker toward the outline; a faint texture of skin and cloth
+    # folds in the sleeve: bands across the forearm's axis, bent by noise
+    elbow = small(((arm[len(_ARM)] + arm[len(_ARM) + 1]) / 2)[None])[0]
+    axis = elbow - wrist
+    alen = max(float(np.hypot(*axis)), 1.0)
+    bank = skin_texture_bank()
+    folds = np.zeros(skin.shape, np.float32)
+    cbox = cv2.boundingRect(cloth)
+    if cbox[2] > 0 and cbox[3] > 0:
+        cx0, cy0, cw, ch = cbox
+        k_a = 1 / alen / max(scale, 1e-3)
+        ax_, ay_ = float(axis[0] * k_a), float(axis[1] * k_a)
+        seed = float((hand.x * 13 + hand.y * 7) % 50.0)
+        along = (np.arange(cx0, cx0 + cw, dtype=np.float32)[None, :] - float(wrist[0])) * ax_ \
+            + (np.arange(cy0, cy0 + ch, dtype=np.float32)[:, None] - float(wrist[1])) * ay_ + seed
+        wob = _tile(bank[1], skin.shape)[cy0 : cy0 + ch, cx0 : cx0 + cw]
+        fl = np.sin((along + 9 * wob) * np.float32(2 * np.pi / 38))
+        fl = fl * fl * fl * (0.5 + 0.5 * np.sin(along * np.float32(2 * np.pi / 130)))
+        folds[cy0 : cy0 + ch, cx0 : cx0 + cw] = fl
+    # rounded shading: darker toward the outline
     body = cv2.GaussianBlur(cv2.max(palm_mask, cloth), (0, 0),
                             max(2.0, 9 * scale)).astype(np.float32) / 255
     body = np.maximum(np.clip(body * 1.7, 0, 1), np.clip(finger_body, 0, 1))
-    # lit like a rounded body: a normal from the slope of the body map, lit from the lamp
-    gx = cv2.Sobel(body, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(body, cv2.CV_32F, 0, 1, ksize=3)
+    dsig = max(0.7, 2.2 * scale)
+    folds *= cloth.astype(np.float32) * np.float32(0.12 / 255)
+    height = (body + cv2.GaussianBlur(detail, (0, 0), dsig) + folds).astype(np.float32)
+    # lit like a rounded body: a normal from the slope of the height map, lit from the lamp
+    gx = cv2.Sobel(height, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(height, cv2.CV_32F, 0, 1, ksize=3)
     az = math.radians(light.light_azimuth_deg)
     el = math.radians(light.light_elevation_deg)
     lx, ly, lz = math.cos(az) * math.cos(el), math.sin(az) * math.cos(el), math.sin(el)
     bump = 2.5
-    lambert = (-gx * bump * lx - gy * bump * ly + lz) / np.sqrt(
-        1 + (gx * bump) ** 2 + (gy * bump) ** 2)
-    shade = (0.55 + 0.45 * body) * (0.55 + 0.5 * np.clip(lambert, 0, 1))
-    shade *= skin_texture(skin.shape)
-    colour = np.zeros((*skin.shape, 3), np.float32)
-    for mask, col in ((skin, hand.skin), (cloth, hand.sleeve)):
-        colour += (mask.astype(np.float32)[..., None] / 255) * np.array(col, np.float32)
-    colour *= shade[..., None]
+    gx *= bump
+    gy *= bump
+    inv = 1 / cv2.sqrt(1 + gx * gx + gy * gy)
+    ndl = (lz - gx * lx - gy * ly) * inv  # normal . light
+    shade = (0.55 + 0.45 * body) * (0.5 + 0.55 * np.clip(ndl, 0, 1))
+    shade *= _tile(bank[0], skin.shape)
+    # a soft sheen: the lamp's reflection off skin (half vector toward a camera above)
+    hz = lz + 1
+    hn = math.sqrt(lx * lx + ly * ly + hz * hz)
+    spec = np.clip((hz - gx * lx - gy * ly) * inv * (1 / hn), 0, 1)
+    spec *= spec
+    spec *= spec
+    spec = spec * spec * spec  # ** 12
+    skin_f = skin.astype(np.float32) * (1 / 255)
+    redness = cv2.GaussianBlur(red, (0, 0), dsig) * 0.35 + 0.25 * (1 - body) + \
+        0.15 * _tile(bank[1], skin.shape)
+    rr = np.clip(redness, 0, 1)
+    col = np.array(hand.skin, np.float32)
+    warm = col * np.array([0.84, 0.86, 1.06], np.float32)  # BGR: more red, less blue
+    # light scattered under the skin: its shade keeps more red than blue (s ** a, about)
+    sm1 = shade - 1
+    lit = spec * (0.16 * 255) * (0.35 + 0.65 * body)
+    dark = 1 - 0.22 * cv2.GaussianBlur(crease, (0, 0), 0.6)
+    cshade = cloth.astype(np.float32) * (1 / 255) * shade * (0.92 + 0.08 * _tile(bank[2],
+                                                                                   skin.shape))
+    colour = np.empty((*skin.shape, 3), np.float32)
+    for c, a_c in enumerate((1.18, 1.05, 0.82)):
+        sc = shade * (1 + (a_c - 1) * sm1)
+        colour[:, :, c] = ((col[c] + (warm[c] - col[c]) * rr) * sc * dark + lit) * skin_f \
+            + cshade * float(hand.sleeve[c])
     finger_details(colour, segs, hand.skin)
     a = union.astype(np.float32) / 255
     premul = np.dstack([colour, a])  # colour is already premultiplied by the masks
@@ -217,32 +330,48 @@ def draw_hand_shadow(canvas: np.ndarray, cam: Camera, k: np.ndarray, hand: HandP
 
 def finger_details(colour: np.ndarray, segs: list[tuple[np.ndarray, np.ndarray, int]],
                     skin: tuple[int, int, int]) -> None:
-    """Nails on the back of each finger (segments: base, tip, width in px). Knuckle creases
-    were tried and dropped: at the hand's reduced resolution they read as bricks."""
-    nail = tuple(float(c) * 0.8 + v * 0.2 for c, v in zip(skin, (205, 210, 235), strict=True))
+    """Nails on the back of each finger (segments: base, tip, width in px): a pinkish bed
+    and a paler free edge at the tip."""
+    bed = tuple(float(c) * 0.78 + v * 0.22 for c, v in zip(skin, (190, 195, 235), strict=True))
+    edge = tuple(float(c) * 0.5 + v * 0.5 for c, v in zip(skin, (225, 232, 240), strict=True))
     for p0, p1, th in segs:
         d = p1 - p0
         length = float(np.hypot(*d))
-        if length < 4 or th < 4:
+        if length < 4 or th < 3:
             continue
         u = d / length
-        c = p1 - u * th * 0.15
-        axes = (max(1, round(th * 0.22)), max(1, round(th * 0.3)))
+        c = p1 - u * th * 0.2
+        axes = (max(1, round(th * 0.24 * 8)), max(1, round(th * 0.32 * 8)))
         ang = float(np.degrees(np.arctan2(u[1], u[0])))
-        cv2.ellipse(colour, tuple(np.round(c).astype(int)), (axes[1], axes[0]), ang, 0, 360,
-                    nail, -1, cv2.LINE_AA)
+        cv2.ellipse(colour, tuple(np.round(c * 8).astype(int)), (axes[1], axes[0]), ang, 0, 360,
+                    bed, -1, cv2.LINE_AA, 3)
+        e = p1 - u * th * 0.02
+        cv2.ellipse(colour, tuple(np.round(e * 8).astype(int)), (max(1, axes[1] // 3), axes[0]),
+                    ang, 0, 360, edge, -1, cv2.LINE_AA, 3)
 
 
 @cache
 def skin_texture_bank() -> np.ndarray:
+    """Three 512x512 fields around 1: skin mottle (two scales), a smooth field for
+    redness and fold wobble, and a cloth weave."""
     rng = np.random.default_rng(99)
-    tex = cv2.GaussianBlur(rng.standard_normal((512, 512)).astype(np.float32), (0, 0), 2.0)
-    return 1 + 0.015 * tex / tex.std()
+    n = rng.standard_normal((3, 512, 512)).astype(np.float32)
+    fine = cv2.GaussianBlur(n[0], (0, 0), 1.0)
+    coarse = cv2.GaussianBlur(n[1], (0, 0), 8.0)
+    mottle = 1 + 0.018 * fine / fine.std() + 0.025 * coarse / coarse.std()
+    smooth = cv2.GaussianBlur(n[1], (0, 0), 16.0)
+    smooth = smooth / smooth.std() * 0.5
+    weave = cv2.GaussianBlur(n[2], (0, 0), 0.7)
+    weave = weave / weave.std()
+    return np.stack([mottle, smooth, weave]).astype(np.float32)
 
 
-def skin_texture(shape: tuple[int, ...]) -> np.ndarray:
-    """A faint mottled texture for skin and cloth, tiled from a fixed bank."""
-    bank = skin_texture_bank()
+def _tile(bank: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     h, w = shape[:2]
     reps = (h // 512 + 1, w // 512 + 1)
     return np.tile(bank, reps)[:h, :w] if reps != (1, 1) else bank[:h, :w]
+
+
+def skin_texture(shape: tuple[int, ...]) -> np.ndarray:
+    """A mottled texture for skin, tiled from a fixed bank."""
+    return _tile(skin_texture_bank()[0], shape)

@@ -385,9 +385,11 @@ def _ramp() -> tuple[np.ndarray, np.ndarray]:
 
 def _face_visible(cam: Camera, corners: np.ndarray) -> bool:
     """True when the printed face points toward the camera."""
-    normal = np.cross(corners[1] - corners[0], corners[3] - corners[0])  # face normal (world)
-    to_cam = cam.position - corners.mean(0)
-    return bool(normal.dot(to_cam) < 0)
+    a = (corners[1] - corners[0]).tolist()
+    b = (corners[3] - corners[0]).tolist()
+    normal = (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+    to_cam = (cam.position - corners.mean(0)).tolist()  # face normal (world) . toward camera
+    return normal[0] * to_cam[0] + normal[1] * to_cam[1] + normal[2] * to_cam[2] < 0
 
 
 def render_frame(scene: Scene, deck: Deck) -> tuple[np.ndarray, FrameTruth]:
