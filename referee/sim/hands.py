@@ -182,8 +182,8 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
             c = p[0] + d * fr
             rad = max(1, round(th * (0.42 if n_j == 0 else 0.3)))
             cv2.circle(detail, tuple(np.round(c * 8).astype(int)), rad * 8,
-                       0.13 if n_j == 0 else 0.06, -1, cv2.LINE_AA, 3)
-            cv2.circle(red, tuple(np.round(c * 8).astype(int)), rad * 8, 0.35, -1,
+                       0.08 if n_j == 0 else 0.03, -1, cv2.LINE_AA, 3)
+            cv2.circle(red, tuple(np.round(c * 8).astype(int)), rad * 8, 0.2, -1,
                        cv2.LINE_AA, 3)
             if n_j > 0:
                 half = nrm * th * 0.3
@@ -259,7 +259,7 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
     # light scattered under the skin: its shade keeps more red than blue (s ** a, about)
     sm1 = shade - 1
     lit = spec * (0.16 * 255) * (0.35 + 0.65 * body)
-    dark = 1 - 0.22 * cv2.GaussianBlur(crease, (0, 0), 0.6)
+    dark = 1 - 0.12 * cv2.GaussianBlur(crease, (0, 0), 0.6)
     cshade = cloth.astype(np.float32) * (1 / 255) * shade * (0.92 + 0.08 * _tile(bank[2],
                                                                                    skin.shape))
     colour = np.empty((*skin.shape, 3), np.float32)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-TABLE_KINDS = ("felt", "wood", "plain")
+TABLE_KINDS = ("felt", "wood", "plain", "carpet", "cloth")
 
 _FELT = [(60, 110, 35), (90, 80, 20), (40, 40, 120), (70, 70, 70), (110, 60, 40), (40, 85, 60),
          (30, 30, 30), (130, 110, 90)]
@@ -21,15 +21,24 @@ _WOOD = [((60, 110, 170), (30, 65, 115)), ((40, 75, 120), (20, 40, 70)),
          ((150, 180, 200), (110, 140, 165)), ((30, 50, 80), (15, 25, 45))]
 _PLAIN = [(235, 235, 232), (200, 200, 200), (45, 45, 48), (180, 200, 215), (150, 150, 140),
           (215, 225, 230), (90, 100, 110), (220, 215, 200)]
+# carpets: (pile colour, fleck colour), BGR: beige, brown, grey, blue-grey, dark, striped rug
+_CARPET = [((120, 150, 170), (70, 95, 115)), ((70, 100, 130), (40, 60, 85)),
+           ((140, 140, 135), (90, 90, 88)), ((120, 105, 90), (75, 65, 55)),
+           ((60, 60, 62), (110, 120, 125)), ((150, 175, 190), (40, 45, 50))]
+# table cloths: (colour, second colour for a check or stripes)
+_CLOTH = [((240, 242, 244), (240, 242, 244)), ((200, 225, 235), (200, 225, 235)),
+          ((235, 235, 235), (60, 60, 190)), ((235, 235, 235), (150, 90, 40)),
+          ((90, 50, 40), (90, 50, 40)), ((40, 40, 130), (40, 40, 130)),
+          ((170, 200, 170), (235, 240, 240))]
 
 
 @dataclass(frozen=True)
 class TableStyle:
-    kind: str  # felt, wood or plain
+    kind: str  # felt, wood, plain (laminate), carpet or cloth
     colour: tuple[int, int, int]  # BGR base colour
-    dark: tuple[int, int, int]  # BGR second colour (wood grain)
+    dark: tuple[int, int, int]  # BGR second colour (wood grain, carpet flecks, cloth check)
     seed: int
-    plank_mm: float = 140.0
+    plank_mm: float = 140.0  # wood: plank width; carpet: stripe width; cloth: check size
     grain_angle_deg: float = 0.0
     clutter: int = 0  # everyday objects around the mat (phones, paper, cups, pens)
 
@@ -39,7 +48,7 @@ class TableStyle:
 
 
 def random_table(rng: np.random.Generator) -> TableStyle:
-    kind = TABLE_KINDS[int(rng.choice(3, p=[0.3, 0.45, 0.25]))]
+    kind = TABLE_KINDS[int(rng.choice(len(TABLE_KINDS), p=[0.2, 0.35, 0.15, 0.15, 0.15]))]
     jitter = rng.integers(-15, 16, 3)
 
     def jit(c: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -51,10 +60,17 @@ def random_table(rng: np.random.Generator) -> TableStyle:
     elif kind == "wood":
         c0, d0 = _WOOD[int(rng.integers(len(_WOOD)))]
         c, d = jit(c0), jit(d0)
+    elif kind == "carpet":
+        c0, d0 = _CARPET[int(rng.integers(len(_CARPET)))]
+        c, d = jit(c0), jit(d0)
+    elif kind == "cloth":
+        c0, d0 = _CLOTH[int(rng.integers(len(_CLOTH)))]
+        c, d = jit(c0), jit(d0)
     else:
         c = jit(_PLAIN[int(rng.integers(len(_PLAIN)))])
         d = c
-    return TableStyle(kind, c, d, int(rng.integers(1 << 30)), float(rng.uniform(90, 220)),
+    size = {"wood": (90, 220), "carpet": (40, 120), "cloth": (12, 40)}.get(kind, (90, 220))
+    return TableStyle(kind, c, d, int(rng.integers(1 << 30)), float(rng.uniform(*size)),
                       float(rng.choice([0.0, 90.0]) + rng.normal(0, 3)),
                       int(rng.choice([0, 1, 2, 3, 4], p=[0.3, 0.25, 0.2, 0.15, 0.1])))
 
@@ -77,25 +93,53 @@ def fbm(rng: np.random.Generator, shape: tuple[int, int], base_cells: int = 4,
     return out / total
 
 
+def _noise(rng: np.random.Generator, shape: tuple[int, int], cell_px: tuple[float, float]
+           ) -> np.ndarray:
+    """Unit-variance noise with features about ``cell_px`` (x, y) pixels long: a random grid
+    of that spacing, smoothly enlarged (long streaks when x is much larger than y)."""
+    h, w = shape
+    gw = max(2, int(w / max(cell_px[0], 1e-3)) + 2)
+    gh = max(2, int(h / max(cell_px[1], 1e-3)) + 2)
+    grid = rng.standard_normal((gh, gw)).astype(np.float32)
+    out = cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR if min(cell_px) < 2
+                     else cv2.INTER_CUBIC)
+    sd = float(out.std())
+    return out / sd if sd > 0 else out
+
+
 def draw_table(style: TableStyle, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
-    """The table top over ``size_mm`` (width, height) as BGR uint8 at ``px_per_mm``."""
+    """The table top over ``size_mm`` (width, height) as BGR uint8 at ``px_per_mm``.
+
+    Photographic detail at the scale a camera sees it: felt with fibres and brushed nap,
+    wood with planks, rings, long fibres and pores under a varnish sheen, laminate with fine
+    speckle, carpet with loops of yarn and flecks, table cloths with wrinkles, creases and
+    sometimes a check."""
     rng = np.random.default_rng(style.seed)
     w = max(8, round(size_mm[0] * px_per_mm))
     h = max(8, round(size_mm[1] * px_per_mm))
     base = np.array(style.colour, np.float32)
+    ppm = px_per_mm
     if style.kind == "felt":
         mottle = fbm(rng, (h, w), 3, 4)
-        grain = rng.standard_normal((h, w)).astype(np.float32)
-        grain = cv2.GaussianBlur(grain, (0, 0), 0.6)
-        shade = 1 + 0.05 * mottle[..., None] + 0.06 * grain[..., None]
-        img = base * shade
-    elif style.kind == "plain":
+        nap = fbm(rng, (h, w), 10, 2)  # brushed patches, lighter or darker with the nap
+        fibre = _noise(rng, (h, w), (0.6 * ppm, 0.3 * ppm))
+        speck = _noise(rng, (h, w), (1, 1))
+        shade = 1 + 0.05 * mottle + 0.06 * nap + 0.05 * fibre + 0.04 * speck
+        img = base * shade[..., None]
+        img *= 1 + 0.02 * rng.standard_normal((1, 1, 3)).astype(np.float32) * \
+            _noise(rng, (h, w), (3 * ppm, 3 * ppm))[..., None]
+    elif style.kind == "plain":  # laminate or painted top: even, a fine speckle, a sheen
         mottle = fbm(rng, (h, w), 2, 3)
-        grain = rng.standard_normal((h, w)).astype(np.float32) * 0.012
-        img = base * (1 + 0.03 * mottle[..., None] + grain[..., None])
+        speck = _noise(rng, (h, w), (1, 1))
+        fleck = np.clip(_noise(rng, (h, w), (0.8 * ppm, 0.8 * ppm)) - 2.2, 0, 1)
+        img = base * (1 + 0.03 * mottle + 0.012 * speck - 0.08 * fleck)[..., None]
+    elif style.kind == "carpet":
+        img = _carpet(rng, style, (h, w), ppm)
+    elif style.kind == "cloth":
+        img = _cloth(rng, style, (h, w), ppm)
     else:
-        img = _wood(rng, style, (h, w), px_per_mm)
-    return np.clip(img, 0, 255).astype(np.uint8)
+        img = _wood(rng, style, (h, w), ppm)
+    return np.ascontiguousarray(np.clip(img, 0, 255).astype(np.uint8))
 
 
 def _wood(rng: np.random.Generator, style: TableStyle, shape: tuple[int, int],
@@ -104,30 +148,95 @@ def _wood(rng: np.random.Generator, style: TableStyle, shape: tuple[int, int],
     vertical = abs(((style.grain_angle_deg + 45) % 180) - 45) > 45
     if vertical:  # draw with the grain along x, then turn
         h, w = w, h
+    ppm = px_per_mm
     light = np.array(style.colour, np.float32)
     dark = np.array(style.dark, np.float32)
-    yy = np.arange(h, dtype=np.float32)[:, None] / px_per_mm
-    xx = np.arange(w, dtype=np.float32)[None, :] / px_per_mm
+    yy = np.arange(h, dtype=np.float32)[:, None] / ppm
+    xx = np.arange(w, dtype=np.float32)[None, :] / ppm
     plank_w = style.plank_mm
     plank = np.floor(yy / plank_w).astype(np.int32)
     n_planks = int(plank.max()) + 1
     offs = rng.uniform(0, 1000, n_planks).astype(np.float32)
-    period = rng.uniform(3, 9, n_planks).astype(np.float32)
-    tone = rng.uniform(-0.12, 0.12, n_planks).astype(np.float32)
-    warp = fbm(rng, (h, w), 3, 4) * 6.0
-    fine = fbm(rng, (h, w), 40, 3)
-    pos = yy + warp + 0.02 * (xx + offs[plank]) + 0.3 * np.sin((xx + offs[plank]) / 90.0) * 8
-    rings = 0.5 + 0.5 * np.sin(2 * np.pi * pos / period[plank])
-    rings = rings**3
-    t = np.clip(0.55 * rings + 0.25 * (fine + 1) / 2 + tone[plank], 0, 1)[..., None]
+    period = rng.uniform(2.5, 7, n_planks).astype(np.float32)
+    tone = rng.uniform(-0.15, 0.15, n_planks).astype(np.float32)
+    centre = rng.uniform(-0.5, 1.5, n_planks).astype(np.float32) * plank_w
+    # flat-sawn figure: rings around a centre line far off in the log, swept into arches
+    warp = fbm(rng, (h, w), 3, 4) * 5.0
+    arch = _noise(rng, (h, w), (220 * ppm, 40 * ppm)) * 14
+    dist = np.abs(yy - plank * plank_w - centre[plank]) + arch + warp
+    pos = dist + 0.015 * (xx + offs[plank])
+    phase = (pos / period[plank]) % 1.0
+    late = np.clip((phase - 0.62) / 0.38, 0, 1) ** 1.5  # a ring: light early wood, dark band
+    fibre = _noise(rng, (h, w), (25 * ppm, 0.35 * ppm))  # long fibres along the grain
+    fine = _noise(rng, (h, w), (6 * ppm, 0.25 * ppm))
+    pores = np.clip(_noise(rng, (h, w), (1.6 * ppm, 0.3 * ppm)) - 2.0, 0, 1)
+    t = 0.45 * late + 0.18 + 0.07 * fibre + 0.05 * fine + tone[plank]
+    t = np.clip(t, 0, 1)[..., None]
     img = light * (1 - t) + dark * t
-    # seams between planks and a few butt joints
-    seam = (yy % plank_w) < max(0.6, 1.5 / px_per_mm)
-    img = np.where(seam[..., None] & np.ones((1, w, 1), bool), dark * 0.6, img)
-    img *= 1 + 0.04 * fbm(rng, (h, w), 2, 2)[..., None]
+    img *= (1 - 0.25 * pores)[..., None]
+    # seams between planks and butt joints where one board ends
+    seam = (yy % plank_w) < max(0.6, 1.2 / ppm)
+    joint_x = rng.uniform(200, 1400, n_planks).astype(np.float32)
+    joint = np.abs(((xx + offs[plank]) % 1600) - joint_x[plank]) < max(0.5, 1.0 / ppm)
+    img = np.where((seam | joint)[..., None], dark * 0.55, img)
+    # a varnish sheen: broad light and dark patches
+    img *= 1 + 0.05 * fbm(rng, (h, w), 2, 3)[..., None]
     if vertical:
         img = np.ascontiguousarray(np.transpose(img, (1, 0, 2)))
     return img
+
+
+def _carpet(rng: np.random.Generator, style: TableStyle, shape: tuple[int, int],
+            ppm: float) -> np.ndarray:
+    """Loop pile: blobs of yarn a couple of millimetres across, flecked with a second yarn,
+    sometimes in broad stripes (a rug)."""
+    h, w = shape
+    pile = np.array(style.colour, np.float32)
+    fleck = np.array(style.dark, np.float32)
+    loops = _noise(rng, (h, w), (1.1 * ppm, 1.1 * ppm))
+    loops = np.tanh(1.6 * loops)  # rounded loops with dark gaps between them
+    fine = _noise(rng, (h, w), (1, 1))
+    mix = np.clip(_noise(rng, (h, w), (1.3 * ppm, 1.3 * ppm)) - 1.1, 0, 1)
+    if rng.random() < 0.35:  # a striped rug
+        across = _noise(rng, (h, w), (80 * ppm, 80 * ppm)) * 2
+        stripe = np.sin((np.arange(h, dtype=np.float32)[:, None] / ppm + across)
+                        * (2 * np.pi / style.plank_mm))
+        mix = np.clip(np.clip(stripe * 6, -1, 1) * 0.5 + 0.5 + 0.8 * loops * 0.3, 0, 1)
+    img = pile * (1 - mix[..., None]) + fleck * mix[..., None]
+    shade = 1 + 0.16 * loops + 0.07 * fine + 0.05 * fbm(rng, (h, w), 3, 3)
+    return img * shade[..., None]
+
+
+def _cloth(rng: np.random.Generator, style: TableStyle, shape: tuple[int, int],
+           ppm: float) -> np.ndarray:
+    """A table cloth: plain or checked, with the creases of its folding, soft wrinkles lit
+    from one side and a fine weave."""
+    h, w = shape
+    a = np.array(style.colour, np.float32)
+    b = np.array(style.dark, np.float32)
+    yy = np.arange(h, dtype=np.float32)[:, None] / ppm
+    xx = np.arange(w, dtype=np.float32)[None, :] / ppm
+    img = np.broadcast_to(a, (h, w, 3)).astype(np.float32)
+    if not np.array_equal(a, b):
+        size = style.plank_mm
+        cx = ((xx // size) % 2).astype(np.float32)
+        cy = ((yy // size) % 2).astype(np.float32)
+        check = (cx + cy) * 0.5  # gingham: 0, half or full second colour
+        img = a * (1 - check[..., None]) + b * check[..., None]
+    # wrinkles: a warped height field, lit by its slope
+    hgt = fbm(rng, (h, w), 3, 3) + 0.5 * _noise(rng, (h, w), (120 * ppm, 25 * ppm))
+    lit = cv2.Sobel(hgt, cv2.CV_32F, 1, 0, ksize=3)
+    lit = lit / max(float(lit.std()), 1e-6)
+    # creases from folding: thin ridges on a grid, one side lit
+    fold = max(w, h) / ppm / float(rng.integers(3, 6))
+    ox, oy = rng.uniform(0, fold, 2)
+    dx = (xx + ox) % fold - fold / 2
+    dy = (yy + oy) % fold - fold / 2
+    ridge = np.tanh(dx / 3.0) * np.exp(-dx * dx / 40.0) + \
+        0.7 * np.tanh(dy / 3.0) * np.exp(-dy * dy / 40.0)
+    weave = _noise(rng, (h, w), (1, 1))
+    shade = 1 + 0.035 * lit + 0.04 * ridge + 0.025 * weave
+    return img * shade[..., None]
 
 
 # --------------------------------------------------------------------------- clutter
