@@ -242,12 +242,16 @@ class Game:
         return [(i, empty[0]) for i, s in enumerate(stock, start=1) if s.top and s.size > 1]
 
     def can_progress(self, player: Player) -> bool:
-        """True when the player can still do something useful from their stock."""
-        return bool(
-            self.turnable_slots(player)
-            or self.exposing_moves(player)
-            or any(p.player is player for p in self._cached("plays", self._all_legal_plays))
-        )
+        """True when the player can still do something useful from their stock: turn a card,
+        uncover one by moving into an empty slot, or play (checked without listing them)."""
+        stock = self.sides[player].stock
+        if any(not s.up and s.down for s in stock):
+            return True
+        if any(s.size == 0 for s in stock[: self.rules.slots]) and any(
+                s.up and s.size > 1 for s in stock):
+            return True
+        tops = [p.top for p in self.piles.values()]
+        return any(self._fits(s.up[-1], top) for s in stock if s.up for top in tops)
 
     def is_blocked(self) -> bool:
         """True in play when neither player can play, turn or uncover a card (P9, E1 b)."""
