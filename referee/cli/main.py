@@ -43,9 +43,9 @@ def main(verbose: int) -> None:
 
 
 def _register_all() -> None:
-    from referee.cli import board, calibration, game, sim
+    from referee.cli import board, calibration, game, recognition, sim
 
-    for area in (game, calibration, board, sim):
+    for area in (game, calibration, board, sim, recognition):
         area.register(main)
 
 

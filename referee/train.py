@@ -1,0 +1,492 @@
+"""Training the card model: render a dataset with the simulator, train YOLO from scratch, export ONNX.
+
+    cfg = load_config("models/train.yaml")
+    result = train(cfg, out="models", work=".cache/train/cards")
+
+Steps (``spit-referee train``):
+
+1. :func:`write_dataset` renders ``data.images`` frames with the simulator
+   (:func:`referee.sim.dataset.group_scenes`: groups of 8 frames sharing a camera, table,
+   light and deck; moments of self-played games and random mid-game tables) and writes YOLO
+   labels with this model's classes (:data:`referee.vision.recognize.CLASSES`): every corner
+   index that is at least ``data.index_visible`` uncovered, by identity; every face-up card
+   (``card``) and face-down card (``back``) at least 35 % visible, whole; every hand. The deck
+   ``data.holdout_deck`` is never drawn for training (its groups get a procedural design
+   instead), so that evaluation can measure a deck the model has never seen.
+2. :func:`train` trains ``model.arch`` (``yolo11n.yaml``: built from its definition, no
+   pretrained weights) with ultralytics, validates, and exports ONNX; the weights (.pt and
+   .onnx) and a JSON summary go to ``out``.
+
+Offline: ultralytics' settings and caches go to ``YOLO_CONFIG_DIR`` / ``XDG_CACHE_HOME``
+(set here, inside the work folder unless already set) with ``YOLO_OFFLINE=1``, before it is
+imported; class names are ASCII and plots are off, so no font is fetched. ultralytics and
+torch come from the ``[train]`` extra; without them :func:`train` raises
+:class:`~referee.errors.MissingPrerequisite` saying how to install them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import yaml
+
+from referee.errors import InputError, MissingPrerequisite
+from referee.vision.recognize import BACK, CARD, CLASSES, CODES, HAND
+
+log = logging.getLogger(__name__)
+
+#: The corner index, as fractions of the printed face (width, height) from its top-left corner:
+#: generous enough for a tall index's suit symbol (the DESIGN hint), measured on the built-in
+#: and procedural decks. The same region is taken at the bottom-right corner (rotated index).
+INDEX_W, INDEX_H = 0.22, 0.32
+MIN_VISIBLE = 0.35  # a whole card is labelled from this visible fraction (as the dataset export)
+MIN_BOX_PX = 6
+MASK_SCALE = 4  # visibility of an index is computed on a mask this many times smaller
+JPEG_QUALITY = 92
+TRAIN_EXTRA = 'pip install -e ".[train]"'
+
+
+# ---------------------------------------------------------------------------- config
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    images: int = 6000
+    val_fraction: float = 0.1
+    size: tuple[int, int] = (1280, 720)
+    holdout_deck: str = "feliksh"
+    procedural_max: int = 400
+    index_visible: float = 0.6
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    arch: str = "yolo11n.yaml"
+    imgsz: int = 960
+    epochs: int = 60
+    batch: int = 16
+    patience: int = 20
+    workers: int = 2
+    device: str = "auto"
+    augment: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ExportConfig:
+    opset: int = 17
+    dynamic: bool = True
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    seed: int = 1000
+    images: int = 200
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    name: str = "cards"
+    seed: int = 0
+    data: DataConfig = field(default_factory=DataConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    export: ExportConfig = field(default_factory=ExportConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+AUGMENT_KEYS = frozenset({"fliplr", "flipud", "degrees", "mosaic", "hsv_v", "hsv_s", "hsv_h", "scale",
+                          "translate", "shear", "perspective", "mixup", "close_mosaic", "erasing"})
+
+
+def _section(cls: type, raw: object, where: str) -> Any:
+    if raw is None:
+        return cls()
+    if not isinstance(raw, dict):
+        raise InputError(f"must be a mapping, got {type(raw).__name__}", where)
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise InputError(f"unknown key {unknown[0]!r} (known: {', '.join(known)})", where)
+    values: dict[str, Any] = {}
+    for name, value in raw.items():
+        default = getattr(cls(), name)
+        key = f"{where}.{name}" if where else name
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            value = float(value) if ok else value
+        elif isinstance(default, str):
+            ok = isinstance(value, str) and bool(value)
+        elif isinstance(default, tuple):
+            ok = (isinstance(value, list | tuple) and len(value) == 2
+                  and all(isinstance(v, int) and v > 0 for v in value))
+            value = tuple(value) if ok else value
+        else:  # augment: a mapping of ultralytics hyper-parameters
+            ok = (isinstance(value, dict) and set(value) <= AUGMENT_KEYS
+                  and all(isinstance(v, int | float) for v in value.values()))
+            if isinstance(value, dict) and not set(value) <= AUGMENT_KEYS:
+                bad = sorted(set(value) - AUGMENT_KEYS)[0]
+                raise InputError(f"unknown augmentation {bad!r} (known: {', '.join(sorted(AUGMENT_KEYS))})",
+                                 key)
+        if not ok:
+            raise InputError(f"bad value {value!r} (expected like {default!r})", key)
+        values[name] = value
+    return cls(**values)
+
+
+def parse_config(raw: object, where: str = "config") -> TrainConfig:
+    """A :class:`TrainConfig` from parsed YAML; InputError naming the key when it is wrong."""
+    if not isinstance(raw, dict):
+        raise InputError("must be a mapping of settings", where)
+    sections = {"data": DataConfig, "model": ModelConfig, "export": ExportConfig, "eval": EvalConfig}
+    top = {k: v for k, v in raw.items() if k not in sections}
+    base = _section(TrainConfig, top, "")
+    parts = {k: _section(cls, raw.get(k), k) for k, cls in sections.items()}
+    cfg = TrainConfig(name=base.name, seed=base.seed, **parts)
+    checks = [
+        (cfg.seed >= 0, "seed", "must be >= 0"),
+        (cfg.name.isascii() and cfg.name.replace("-", "").replace("_", "").isalnum(), "name",
+         "must be ASCII letters, digits, - or _"),
+        (cfg.data.images >= 16, "data.images", "must be at least 16"),
+        (0 < cfg.data.val_fraction < 0.5, "data.val_fraction", "must lie in (0, 0.5)"),
+        (all(s % 2 == 0 and s >= 64 for s in cfg.data.size), "data.size", "sides must be even and >= 64"),
+        (0 < cfg.data.index_visible <= 1, "data.index_visible", "must lie in (0, 1]"),
+        (cfg.data.procedural_max >= 1, "data.procedural_max", "must be >= 1"),
+        (cfg.model.arch.endswith(".yaml"), "model.arch",
+         "must be a model definition (yolo11n.yaml): .pt names download pretrained weights"),
+        (cfg.model.imgsz >= 64 and cfg.model.imgsz % 32 == 0, "model.imgsz",
+         "must be a multiple of 32, >= 64"),
+        (cfg.model.epochs >= 1, "model.epochs", "must be >= 1"),
+        (cfg.model.batch >= 1, "model.batch", "must be >= 1"),
+        (cfg.model.workers >= 0, "model.workers", "must be >= 0"),
+        (cfg.model.device == "auto" or cfg.model.device == "cpu" or cfg.model.device.startswith("cuda")
+         or cfg.model.device.isdigit(), "model.device", "must be auto, cpu, cuda:N or N"),
+        (cfg.eval.seed != cfg.seed, "eval.seed", "must differ from seed (held-out renders)"),
+        (cfg.eval.images >= 1, "eval.images", "must be >= 1"),
+    ]
+    for ok, key, message in checks:
+        if not ok:
+            raise InputError(message, f"{where}: {key}")
+    if cfg.data.holdout_deck != "none":
+        from referee.sim.decks import BUILTIN_DECKS
+
+        if cfg.data.holdout_deck not in BUILTIN_DECKS and not cfg.data.holdout_deck.startswith("procedural:"):
+            raise InputError(f"unknown deck {cfg.data.holdout_deck!r} (one of {', '.join(BUILTIN_DECKS)}, "
+                             "procedural:N or none)", f"{where}: data.holdout_deck")
+    return cfg
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read and check a training config (YAML)."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such config file", str(path)) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"not valid YAML: {str(exc).splitlines()[0]}", str(path)) from None
+    return parse_config(raw, str(path))
+
+
+# ---------------------------------------------------------------------------- labels
+
+
+def index_regions(quad: np.ndarray) -> list[np.ndarray]:
+    """Image polygons (4x2) of a card's two corner indices (top-left and bottom-right of the
+    printed face) from its quad (TL, TR, BR, BL)."""
+    src = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    m = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+    regions = []
+    for x0, y0 in ((0.0, 0.0), (1 - INDEX_W, 1 - INDEX_H)):
+        pts = np.float32([[x0, y0], [x0 + INDEX_W, y0], [x0 + INDEX_W, y0 + INDEX_H], [x0, y0 + INDEX_H]])
+        regions.append(cv2.perspectiveTransform(pts[None], m)[0])
+    return regions
+
+
+def _box(pts: np.ndarray, w: int, h: int) -> tuple[float, float, float, float] | None:
+    x0, y0 = np.clip(pts.min(0), 0, [w, h])
+    x1, y1 = np.clip(pts.max(0), 0, [w, h])
+    if x1 - x0 < MIN_BOX_PX or y1 - y0 < MIN_BOX_PX:
+        return None
+    return (x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h
+
+
+@dataclass(frozen=True)
+class CardLabel:
+    """One card of a frame as the model should see it: its code (None for a back), its whole
+    box when it is labelled (>= :data:`MIN_VISIBLE` visible), its readable corner indices."""
+
+    code: str | None
+    box: tuple[float, float, float, float] | None  # normalised cx, cy, w, h
+    indices: tuple[tuple[float, float, float, float], ...]
+    visible: float
+    quad: np.ndarray
+
+
+def card_labels(truth: Any, size: tuple[int, int], index_visible: float) -> list[CardLabel]:
+    """The cards of one rendered frame (a :class:`referee.sim.render.FrameTruth`), top first.
+
+    The truth's cards are in drawing order, so a corner index is covered by the cards drawn
+    after it and by the hands; it is readable when ``index_visible`` of it is uncovered."""
+    w, h = size
+    mw, mh = (w + MASK_SCALE - 1) // MASK_SCALE, (h + MASK_SCALE - 1) // MASK_SCALE
+    covered = np.zeros((mh, mw), np.uint8)
+    region = np.zeros_like(covered)
+
+    def poly(pts: np.ndarray) -> np.ndarray:
+        return np.round(pts / MASK_SCALE * 16).astype(np.int32)  # 4 bits of sub-pixel precision
+
+    for hand in truth.hands:
+        if len(hand.outline):
+            cv2.fillPoly(covered, [poly(hand.outline)], 1, cv2.LINE_8, 4)
+    out: list[CardLabel] = []
+    for card in reversed(truth.cards):
+        indices = []
+        if card.face_up:
+            for pts in index_regions(card.quad):
+                area = abs(cv2.contourArea(pts.astype(np.float32))) / MASK_SCALE**2
+                if area < 1:
+                    continue
+                region[:] = 0
+                cv2.fillPoly(region, [poly(pts)], 1, cv2.LINE_8, 4)
+                seen = int(np.count_nonzero(region & (1 - covered)))
+                box = _box(pts, w, h)
+                if box is not None and seen / area >= index_visible:
+                    indices.append(box)
+        whole = _box(card.quad, w, h) if card.visible >= MIN_VISIBLE else None
+        out.append(CardLabel(card.card if card.face_up else None, whole, tuple(indices), card.visible,
+                             card.quad))
+        cv2.fillPoly(covered, [poly(card.quad)], 1, cv2.LINE_8, 4)
+    return out
+
+
+def frame_labels(truth: Any, size: tuple[int, int], index_visible: float
+                 ) -> list[tuple[int, float, float, float, float]]:
+    """YOLO labels (class, cx, cy, w, h normalised) of one rendered frame: readable corner
+    indices by identity, whole cards (``card`` / ``back``) and hands."""
+    w, h = size
+    out: list[tuple[int, float, float, float, float]] = []
+    for card in card_labels(truth, size, index_visible):
+        if card.code is not None:
+            out += [(CODES.index(card.code), *box) for box in card.indices]
+        if card.box is not None:
+            out.append((CARD if card.code is not None else BACK, *card.box))
+    for hand in truth.hands:
+        box = _box(hand.outline, w, h) if len(hand.outline) else None
+        if box is not None:
+            out.append((HAND, *box))
+    return out
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def _deck_for(deck: str, seed: int, group: int, data: DataConfig, holdout: bool) -> str:
+    """The deck a group is drawn with: the held-out deck only for ``holdout`` sets; for
+    training, any group that drew the held-out deck or a design past ``procedural_max`` gets a
+    procedural design of its own, fixed by the seed and group."""
+    if holdout:
+        return data.holdout_deck
+    number = int(deck.split(":")[1]) if deck.startswith("procedural:") else None
+    if deck == data.holdout_deck or (number is not None and number >= data.procedural_max):
+        return f"procedural:{zlib.crc32(f'{seed} {group}'.encode()) % data.procedural_max}"
+    return deck
+
+
+def render_frames(seed: int, count: int, data: DataConfig, holdout: bool = False
+                  ) -> Iterator[tuple[np.ndarray, Any, str]]:
+    """``count`` rendered frames (BGR image, FrameTruth, deck spec) from ``seed``."""
+    from referee.sim.dataset import GROUP, group_scenes
+    from referee.sim.decks import get_deck
+    from referee.sim.render import Renderer
+
+    renderers: dict[str, Renderer] = {}
+    done = 0
+    for group in range((count + GROUP - 1) // GROUP):
+        deck, scenes = group_scenes(seed, group, data.size)
+        deck = _deck_for(deck, seed, group, data, holdout)
+        renderer = renderers.get(deck)
+        if renderer is None:
+            if len(renderers) > 8:
+                renderers.clear()
+            renderer = renderers[deck] = Renderer(get_deck(deck))
+        for scene in scenes:
+            if done >= count:
+                return
+            image, truth = renderer.render(scene)
+            yield image, truth, deck
+            done += 1
+
+
+def write_dataset(cfg: TrainConfig, out: str | Path,
+                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Render the training set of ``cfg`` into ``out`` (YOLO layout, ``data.yaml`` with an
+    absolute ``path``); returns what ``dataset.json`` records. Skipped when ``out`` already
+    holds the dataset of the same config."""
+    out = Path(out).resolve()
+    key = json.loads(json.dumps({"seed": cfg.seed, "data": asdict(cfg.data), "classes": list(CLASSES)}))
+    stamp = out / "dataset.json"
+    if stamp.is_file():
+        old = json.loads(stamp.read_text(encoding="utf-8"))
+        if old.get("key") == key:
+            log.info("dataset %s is up to date", out)
+            return dict(old)
+        shutil.rmtree(out)
+    count = cfg.data.images
+    n_val = int(round(count * cfg.data.val_fraction))
+    val = set(np.random.default_rng([cfg.seed, 99]).permutation(count)[:n_val].tolist())
+    for part in ("images", "labels"):
+        for split in ("train", "val"):
+            (out / part / split).mkdir(parents=True, exist_ok=True)
+    per_class = dict.fromkeys(CLASSES, 0)
+    decks: dict[str, int] = {}
+    t0 = time.perf_counter()
+    for i, (image, truth, deck) in enumerate(render_frames(cfg.seed, count, cfg.data)):
+        split = "val" if i in val else "train"
+        ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        if not ok:  # pragma: no cover - OpenCV encodes any uint8 image
+            raise RuntimeError("JPEG encoding failed")
+        (out / "images" / split / f"{i:06d}.jpg").write_bytes(jpg.tobytes())
+        labels = frame_labels(truth, cfg.data.size, cfg.data.index_visible)
+        (out / "labels" / split / f"{i:06d}.txt").write_text(
+            "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in labels), encoding="ascii")
+        for c, *_ in labels:
+            per_class[CLASSES[c]] += 1
+        decks[deck] = decks.get(deck, 0) + 1
+        if progress is not None:
+            progress(i + 1, count)
+    seconds = time.perf_counter() - t0
+    (out / "data.yaml").write_text(yaml.safe_dump(
+        {"path": str(out), "train": "images/train", "val": "images/val", "nc": len(CLASSES),
+         "names": dict(enumerate(CLASSES))}, sort_keys=False), encoding="utf-8")
+    summary = {"key": key, "images": count, "val": n_val, "render_s": round(seconds, 1),
+               "per_class": per_class, "decks": dict(sorted(decks.items()))}
+    stamp.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    log.info("dataset: %d frames in %.0f s into %s", count, seconds, out)
+    return summary
+
+
+# ---------------------------------------------------------------------------- training
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    onnx: Path
+    weights: Path
+    summary: Path
+    metrics: dict[str, float]
+
+
+def offline_environment(cache: str | Path) -> None:
+    """Point ultralytics and other caches inside ``cache`` and forbid downloads (unless the
+    caller already set them); call before ultralytics is imported."""
+    cache = Path(cache).resolve()
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(cache / "ultralytics"))
+    os.environ.setdefault("XDG_CACHE_HOME", str(cache))
+    os.environ.setdefault("MPLCONFIGDIR", str(cache / "matplotlib"))
+    for var in ("YOLO_CONFIG_DIR", "XDG_CACHE_HOME", "MPLCONFIGDIR"):
+        Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
+
+
+def _import_ultralytics() -> Any:
+    try:
+        import torch  # noqa: F401
+        import ultralytics
+    except ImportError as exc:
+        raise MissingPrerequisite(f"training needs torch and ultralytics ({exc.name} is missing): "
+                                  f"{TRAIN_EXTRA}") from None
+    return ultralytics
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def pick_device(setting: str) -> str:
+    """``auto``: the first CUDA GPU when there is one, else the CPU."""
+    if setting != "auto":
+        return setting
+    import torch
+
+    return "0" if torch.cuda.is_available() else "cpu"
+
+
+def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | None = None,
+          progress: Callable[[int, int], None] | None = None) -> TrainResult:
+    """Render, train, validate and export (see the module doc); weights and summary to ``out``.
+
+    ``threads``: torch threads on a CPU (default: every core this process may use)."""
+    work, out = Path(work).resolve(), Path(out).resolve()
+    offline_environment(os.environ.get("SPIT_REFEREE_CACHE", work / "cache"))
+    _import_ultralytics()
+    import torch
+    from ultralytics import YOLO
+    from ultralytics.engine import trainer as trainer_module
+    from ultralytics.utils import torch_utils
+
+    device = pick_device(cfg.model.device)
+    cores = threads or _cores()
+    # ultralytics leaves one core idle (NUM_THREADS = cores - 1) and resets torch to it when it
+    # picks the device: on a 2-core machine that halves the speed
+    torch.set_num_threads(cores)
+    torch_utils.NUM_THREADS = cores  # type: ignore[attr-defined]
+    # its AMP self-check loads pretrained yolo26n.pt, which cannot be downloaded here; mixed
+    # precision on a CUDA GPU is ultralytics' default and safe for this model
+    trainer_module.check_amp = lambda model: True  # type: ignore[attr-defined]
+    t0 = time.perf_counter()
+    dataset = write_dataset(cfg, work / "dataset", progress)
+    t_data = time.perf_counter() - t0
+    model = YOLO(cfg.model.arch, task="detect")
+    runs = work / "runs"
+    t1 = time.perf_counter()
+    model.train(data=str(work / "dataset" / "data.yaml"), epochs=cfg.model.epochs, imgsz=cfg.model.imgsz,
+                batch=cfg.model.batch, patience=cfg.model.patience, workers=cfg.model.workers, device=device,
+                seed=cfg.seed, deterministic=True, pretrained=False, plots=False, amp=device != "cpu",
+                project=str(runs), name=cfg.name, exist_ok=True, verbose=False, **cfg.model.augment)
+    t_train = time.perf_counter() - t1
+    trainer = model.trainer
+    best = Path(trainer.best if Path(trainer.best).is_file() else trainer.last)
+    best_model = YOLO(str(best), task="detect")
+    val = best_model.val(data=str(work / "dataset" / "data.yaml"), imgsz=cfg.model.imgsz,
+                         batch=cfg.model.batch, device=device, plots=False, verbose=False,
+                         project=str(runs), name=f"{cfg.name}-val", exist_ok=True)
+    metrics = {k.replace("metrics/", "").replace("(B)", ""): round(float(v), 5)
+               for k, v in val.results_dict.items()}
+    exported = Path(best_model.export(format="onnx", imgsz=cfg.model.imgsz, dynamic=cfg.export.dynamic,
+                                      opset=cfg.export.opset, simplify=False, device="cpu"))
+    out.mkdir(parents=True, exist_ok=True)
+    onnx_path, pt_path = out / f"{cfg.name}.onnx", out / f"{cfg.name}.pt"
+    shutil.copyfile(exported, onnx_path)
+    shutil.copyfile(best, pt_path)
+    epochs_run = int(getattr(trainer, "epoch", cfg.model.epochs - 1)) + 1
+    n_train = dataset["images"] - dataset["val"]
+    summary = {
+        "config": cfg.to_dict(), "device": device, "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__, "ultralytics": __import__("ultralytics").__version__,
+        "dataset": {k: v for k, v in dataset.items() if k != "key"},
+        "seconds": {"render": round(t_data, 1), "train": round(t_train, 1),
+                    "per_epoch": round(t_train / max(1, epochs_run), 1)},
+        "epochs_run": epochs_run, "train_images_per_s": round(n_train * epochs_run / max(t_train, 1e-6), 2),
+        "metrics": metrics, "onnx_bytes": onnx_path.stat().st_size, "pt_bytes": pt_path.stat().st_size,
+    }
+    summary_path = out / f"{cfg.name}-train.json"
+    summary_path.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    log.info("trained %s in %.0f s: %s", onnx_path, t_train, metrics)
+    return TrainResult(onnx_path, pt_path, summary_path, metrics)

@@ -1,0 +1,431 @@
+"""Card recognition at run time: the exported YOLO model (ONNX) run with onnxruntime, no torch.
+
+    rec = Recognizer.load()                      # models/cards.onnx, or Recognizer.load(path)
+    found = rec.detect(image)                    # every card in a BGR photo, no calibration
+    zones = rec.recognize_zones(crops)           # one row per rectified zone crop
+
+What the model sees (see models/MODEL_CARD.md for why): one detector over the image with
+three kinds of object, all from the same forward pass:
+
+- ``index:XX`` (classes 0-51): a card's corner index (rank and suit symbol), by identity.
+  The index is standard across decks, so this is what generalises to a deck never seen;
+- ``card`` (52): a face-up card, whole, whatever its identity;
+- ``back`` (53): a face-down card, whole; ``hand`` (54): a hand or forearm.
+
+:meth:`Recognizer.detect` keeps each whole card and gives it the identity of the best corner
+index whose centre lies inside its box (each index serves one card); a face-up card with no
+readable index keeps the label ``card``, and an index whose card body was not found (a card
+mostly covered) becomes a card of its own with the index's box. A zone crop with no card in
+it is ``empty``.
+
+:class:`Detections` is one dataclass of parallel numpy arrays, checked when built and
+filtered with boolean masks (``found[found.confidence > 0.5]``), in the style of supervision.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.cards import FULL_DECK
+from referee.errors import InputError, MissingPrerequisite
+
+log = logging.getLogger(__name__)
+
+CODES: tuple[str, ...] = tuple(card.code for card in FULL_DECK)
+#: The model's classes, in order: 52 corner indices by identity, then whole cards and hands.
+CLASSES: tuple[str, ...] = (*(f"index:{c}" for c in CODES), "card", "back", "hand")
+CARD, BACK, HAND = len(CODES), len(CODES) + 1, len(CODES) + 2
+EMPTY = -1
+#: Where the shipped model lives and what it is called.
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+DEFAULT_MODEL = MODELS_DIR / "cards.onnx"
+LETTERBOX_FILL = 114  # ultralytics' grey
+ZONE_IMGSZ = 160  # a zone crop is scaled so that its card is about as big as in training frames
+STRIDE = 32  # the model's largest stride: a dynamic input's sides are multiples of it
+
+
+def _label_of(class_id: int) -> str:
+    if 0 <= class_id < len(CODES):
+        return CODES[class_id]
+    if class_id == EMPTY:
+        return "empty"
+    return CLASSES[class_id]
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Parallel arrays, one row per object.
+
+    ``xyxy`` (n, 4) float32 pixels of the input image (or of its own crop, for zones);
+    ``class_id`` (n,) int: 0-51 a card's identity in :data:`referee.cards.FULL_DECK` order,
+    52 a face-up card whose index was not read, 53 a back, 54 a hand, -1 an empty zone;
+    ``label`` (n,) str: the card code (``"QH"``), ``"card"``, ``"back"``, ``"hand"`` or
+    ``"empty"``; ``confidence`` (n,) float32 in [0, 1]; ``image_index`` (n,) int: which image
+    of a batch the row belongs to (0 for a single image).
+    """
+
+    xyxy: np.ndarray
+    confidence: np.ndarray
+    class_id: np.ndarray
+    label: np.ndarray
+    image_index: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.xyxy)
+        if self.xyxy.shape != (n, 4):
+            raise ValueError(f"xyxy must be (n, 4), got {self.xyxy.shape}")
+        for name in ("confidence", "class_id", "label", "image_index"):
+            arr = getattr(self, name)
+            if arr.shape != (n,):
+                raise ValueError(f"{name} must be ({n},), got {arr.shape}")
+        if n and not np.all(np.isfinite(self.xyxy)):
+            raise ValueError("xyxy holds a NaN or an infinity")
+        if n and np.any(self.xyxy[:, 2:] < self.xyxy[:, :2]):
+            raise ValueError("xyxy must have x2 >= x1 and y2 >= y1")
+        if n and (np.any(self.confidence < 0) or np.any(self.confidence > 1)):
+            raise ValueError("confidence must lie in [0, 1]")
+        if n and (np.any(self.class_id < EMPTY) or np.any(self.class_id >= len(CLASSES))):
+            raise ValueError(f"class_id must lie in [{EMPTY}, {len(CLASSES) - 1}]")
+
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64),
+                   np.zeros(0, dtype="<U5"), np.zeros(0, np.int64))
+
+    @classmethod
+    def build(cls, xyxy: Sequence[Sequence[float]] | np.ndarray, confidence: Sequence[float] | np.ndarray,
+              class_id: Sequence[int] | np.ndarray, image_index: Sequence[int] | np.ndarray | None = None
+              ) -> Detections:
+        """Detections from plain sequences; labels follow from the class ids."""
+        ids = np.asarray(class_id, np.int64).reshape(-1)
+        boxes = np.asarray(xyxy, np.float32).reshape(-1, 4)
+        idx = np.zeros(len(ids), np.int64) if image_index is None else np.asarray(image_index, np.int64)
+        labels = np.array([_label_of(int(c)) for c in ids], dtype="<U5")
+        return cls(boxes, np.asarray(confidence, np.float32).reshape(-1), ids, labels, idx)
+
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+    def __getitem__(self, key: np.ndarray | slice | int) -> Detections:
+        """Rows selected by a boolean mask, an index array, a slice or one index."""
+        if isinstance(key, int | np.integer):
+            key = np.array([key])
+        return Detections(self.xyxy[key], self.confidence[key], self.class_id[key], self.label[key],
+                          self.image_index[key])
+
+    @property
+    def is_card(self) -> np.ndarray:
+        """Mask of face-up cards, identified or not."""
+        return (self.class_id >= 0) & (self.class_id <= CARD)
+
+    def cards_json(self) -> list[dict[str, object]]:
+        """The rows as ``{"card", "confidence", "box"}`` dicts (the ``detect --json`` form)."""
+        return [{"card": str(lab), "confidence": round(float(c), 4),
+                 "box": [round(float(v), 1) for v in box]}
+                for lab, c, box in zip(self.label, self.confidence, self.xyxy, strict=True)]
+
+
+# ---------------------------------------------------------------------------- pre/post-processing
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How an image was fitted into the model input: ``input = image * scale + (pad_x, pad_y)``."""
+
+    scale: float
+    pad_x: float
+    pad_y: float
+
+    def to_image(self, xyxy: np.ndarray) -> np.ndarray:
+        out = xyxy.astype(np.float32).copy()
+        out[:, [0, 2]] = (out[:, [0, 2]] - self.pad_x) / self.scale
+        out[:, [1, 3]] = (out[:, [1, 3]] - self.pad_y) / self.scale
+        return out
+
+
+def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
+    """``image`` (BGR) scaled to fit ``size`` (width, height) keeping its aspect, centred on grey."""
+    w, h = size
+    ih, iw = image.shape[:2]
+    scale = min(w / iw, h / ih)
+    nw, nh = max(1, round(iw * scale)), max(1, round(ih * scale))
+    pad_x, pad_y = (w - nw) // 2, (h - nh) // 2
+    out = np.full((h, w, 3), LETTERBOX_FILL, np.uint8)
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    out[pad_y:pad_y + nh, pad_x:pad_x + nw] = cv2.resize(image, (nw, nh), interpolation=interp)
+    return out, Letterbox(scale, float(pad_x), float(pad_y))
+
+
+def to_blob(images: Sequence[np.ndarray]) -> np.ndarray:
+    """BGR uint8 images of one size to the model's (n, 3, h, w) float32 RGB in [0, 1]."""
+    batch = np.stack(images)[..., ::-1].transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(batch, dtype=np.float32) / 255.0
+
+
+def _group(class_id: np.ndarray) -> np.ndarray:
+    """NMS groups: indices compete with indices, whole cards (face up or back) with each other."""
+    return np.where(class_id < CARD, 0, np.where(class_id == HAND, 2, 1))
+
+
+def decode(output: np.ndarray, conf: float, iou: float, max_det: int = 300
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One image's raw YOLO output ``(4 + nc, anchors)`` (cx, cy, w, h, class scores) to boxes
+    (xyxy, input pixels), scores and class ids after the confidence threshold and NMS."""
+    if output.ndim != 2 or output.shape[0] != 4 + len(CLASSES):
+        raise ValueError(f"model output must be ({4 + len(CLASSES)}, anchors), got {output.shape}")
+    scores_all = output[4:]
+    class_id = scores_all.argmax(0)
+    scores = scores_all[class_id, np.arange(scores_all.shape[1])]
+    keep = scores >= conf
+    if not np.any(keep):
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
+    cx, cy, w, h = output[:4, keep]
+    xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(np.float32)
+    scores, class_id = scores[keep].astype(np.float32), class_id[keep].astype(np.int64)
+    xywh = np.stack([xyxy[:, 0], xyxy[:, 1], w, h], 1).astype(np.float32)
+    kept = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), _group(class_id).tolist(), conf, iou,
+                                   top_k=max_det)
+    kept = np.asarray(kept, np.int64).reshape(-1)
+    kept = kept[np.argsort(-scores[kept], kind="stable")]
+    return xyxy[kept], scores[kept], class_id[kept]
+
+
+def assign(xyxy: np.ndarray, scores: np.ndarray, class_id: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Whole cards with the identity of a corner index inside them (see the module doc).
+
+    Returns boxes, confidences and class ids of cards (identity, CARD or BACK) and hands, and
+    a mask of the rows that are a lone corner index (no card body found around it)."""
+    whole = np.flatnonzero(class_id >= CARD)
+    index = np.flatnonzero(class_id < CARD)
+    used = np.zeros(len(class_id), bool)
+    out_box: list[np.ndarray] = []
+    out_conf: list[float] = []
+    out_cls: list[int] = []
+    for i in whole[np.argsort(-scores[whole], kind="stable")]:
+        cid, conf = int(class_id[i]), float(scores[i])
+        if cid == CARD and len(index):
+            x1, y1, x2, y2 = xyxy[i]
+            centres = (xyxy[index, :2] + xyxy[index, 2:]) / 2
+            inside = index[(centres[:, 0] >= x1) & (centres[:, 0] <= x2) & (centres[:, 1] >= y1)
+                           & (centres[:, 1] <= y2) & ~used[index]]
+            if len(inside):
+                best = inside[np.argmax(scores[inside])]
+                used[best] = True
+                cid, conf = int(class_id[best]), conf * float(scores[best])
+        out_box.append(xyxy[i])
+        out_conf.append(conf)
+        out_cls.append(cid)
+    for j in index[~used[index]]:
+        out_box.append(xyxy[j])
+        out_conf.append(float(scores[j]))
+        out_cls.append(int(class_id[j]))
+    if not out_box:
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, bool)
+    lone = np.arange(len(out_box)) >= len(whole)
+    return (np.stack(out_box).astype(np.float32), np.array(out_conf, np.float32),
+            np.array(out_cls, np.int64), lone)
+
+
+# ---------------------------------------------------------------------------- the model
+
+
+def _thread_count() -> int:
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else (os.cpu_count() or 1), 4))
+
+
+class Recognizer:
+    """The card model, loaded once; :meth:`detect` and :meth:`recognize_zones` run it."""
+
+    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.5,
+                 threads: int | None = None) -> None:
+        if not 0 < conf < 1 or not 0 < iou <= 1:
+            raise ValueError(f"conf must lie in (0, 1) and iou in (0, 1], got {conf}, {iou}")
+        self.path = Path(path)
+        self.conf, self.iou = conf, iou
+        if not self.path.is_file():
+            raise MissingPrerequisite(
+                f"no card model at {self.path}: train one with spit-referee train, "
+                "see models/MODEL_CARD.md")
+        try:
+            import onnxruntime as ort
+        except ImportError:  # pragma: no cover - a dependency of the package
+            raise MissingPrerequisite("onnxruntime is not installed: pip install -e .") from None
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or _thread_count()
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(self.path), sess_options=opts,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
+            raise InputError(f"not a readable ONNX model ({str(exc).splitlines()[0][:160]}); "
+                             "train one with spit-referee train or restore the file", str(self.path)
+                             ) from None
+        meta = self.session.get_modelmeta().custom_metadata_map
+        names = self._names(meta)
+        if names != CLASSES:
+            raise InputError(f"not a card model of this version: its classes are {names[:3]}... "
+                             f"({len(names)}), expected {CLASSES[:3]}... ({len(CLASSES)}); "
+                             "retrain with spit-referee train", str(self.path))
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        self.imgsz = self._imgsz(meta, inp.shape)
+        log.info("card model %s: input %s, %d threads", self.path, self.imgsz, opts.intra_op_num_threads)
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, **kwargs: float) -> Recognizer:
+        """The model at ``path``, or the shipped one (:data:`DEFAULT_MODEL`)."""
+        return cls(path or DEFAULT_MODEL, **kwargs)  # type: ignore[arg-type]
+
+    def _names(self, meta: dict[str, str]) -> tuple[str, ...]:
+        raw = meta.get("names")
+        if raw is None:
+            raise InputError("the ONNX model has no 'names' metadata (not exported by spit-referee "
+                             "train)", str(self.path))
+        try:
+            parsed = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            raise InputError(f"unreadable 'names' metadata {raw[:60]!r}", str(self.path)) from None
+        if isinstance(parsed, dict):
+            return tuple(str(parsed[k]) for k in sorted(parsed))
+        return tuple(str(n) for n in parsed)
+
+    def _imgsz(self, meta: dict[str, str], shape: list[object]) -> tuple[int, int]:
+        """(width, height) of a whole-image input: fixed by the graph, else from the metadata."""
+        h, w = shape[2], shape[3]
+        if isinstance(h, int) and isinstance(w, int):
+            return w, h
+        try:
+            size = ast.literal_eval(meta.get("imgsz", "[640, 640]"))
+            return (int(size[1]), int(size[0])) if isinstance(size, list | tuple) else (int(size), int(size))
+        except (ValueError, SyntaxError, TypeError, IndexError):
+            return 640, 640
+
+    @property
+    def fixed_input(self) -> bool:
+        shape = self.session.get_inputs()[0].shape
+        return all(isinstance(s, int) for s in shape[2:])
+
+    def _auto_size(self, images: Sequence[np.ndarray]) -> tuple[int, int]:
+        """The input for whole images: the long side at the model's size, the short side only
+        as long as the images need, rounded up to the stride (a 1280x720 photo at 960 is run
+        at 960x544, not 960x960: 43 % less work)."""
+        long = max(self.imgsz)
+        scale = min(long / max(im.shape[:2]) for im in images)
+        w = max(round(im.shape[1] * scale) for im in images)
+        h = max(round(im.shape[0] * scale) for im in images)
+        return -(-w // STRIDE) * STRIDE, -(-h // STRIDE) * STRIDE
+
+    def _run(self, blob: np.ndarray) -> np.ndarray:
+        batch = self.session.get_inputs()[0].shape[0]
+        if isinstance(batch, int) and batch < len(blob):  # exported with a fixed batch size
+            return np.concatenate([self._run(blob[i:i + batch]) for i in range(0, len(blob), batch)])
+        out = self.session.run(None, {self.input_name: blob})[0]
+        if out.ndim != 3 or out.shape[0] != blob.shape[0] or out.shape[1] != 4 + len(CLASSES):
+            raise InputError(f"unexpected model output {out.shape} for input {blob.shape}", str(self.path))
+        return out
+
+    def detect(self, image: np.ndarray) -> Detections:
+        """Every card (and hand) in one BGR image; boxes in the image's pixels."""
+        return self.detect_batch([image])
+
+    def detect_batch(self, images: Sequence[np.ndarray], size: tuple[int, int] | None = None
+                     ) -> Detections:
+        """:meth:`detect` for several images at once (``image_index`` says which)."""
+        return concat([d for d, _ in self._detect(images, size)])
+
+    def _detect(self, images: Sequence[np.ndarray], size: tuple[int, int] | None
+                ) -> list[tuple[Detections, np.ndarray]]:
+        """Per image: its detections and the mask of lone corner indices among them."""
+        if not images:
+            return []
+        images = [_bgr(im) for im in images]
+        if self.fixed_input:
+            size = self.imgsz
+        elif size is None:
+            size = self._auto_size(images)
+        boxed = [letterbox(im, size) for im in images]
+        out = self._run(to_blob([b for b, _ in boxed]))
+        parts = []
+        for k, (raw, (_, lb)) in enumerate(zip(out, boxed, strict=True)):
+            xyxy, scores, cls, lone = assign(*decode(raw, self.conf, self.iou))
+            h, w = images[k].shape[:2]
+            xyxy = lb.to_image(xyxy)
+            xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)
+            xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
+            parts.append((Detections.build(xyxy, scores, cls, np.full(len(cls), k)), lone))
+        return parts
+
+    def recognize_zones(self, crops: Sequence[np.ndarray], size: int = ZONE_IMGSZ) -> Detections:
+        """One row per zone crop (rectified, a card about upright in it): the card on top
+        (its identity, ``card`` when unread, or ``back``) or ``empty`` (box = the whole crop,
+        confidence = how sure it is that no card is there). Whole cards are preferred to lone
+        corner indices, and the most confident of them is taken."""
+        rows = []
+        for k, (found, lone) in enumerate(self._detect(crops, (size, size))):
+            keep = found.class_id != HAND
+            pick = found[keep & ~lone] if np.any(keep & ~lone) else found[keep]
+            if len(pick):
+                rows.append(pick[int(np.argmax(pick.confidence))])
+            else:
+                h, w = crops[k].shape[:2]
+                rows.append(Detections.build([[0, 0, w, h]], [1.0 - self.conf], [EMPTY], [k]))
+        return concat(rows)
+
+
+def _bgr(image: np.ndarray) -> np.ndarray:
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"expected a BGR uint8 image, got {image.shape} {image.dtype}")
+    return image
+
+
+def concat(parts: Sequence[Detections]) -> Detections:
+    """One :class:`Detections` of the rows of ``parts``, in order."""
+    if not parts:
+        return Detections.empty()
+    return Detections(np.concatenate([p.xyxy for p in parts]).reshape(-1, 4),
+                      np.concatenate([p.confidence for p in parts]),
+                      np.concatenate([p.class_id for p in parts]),
+                      np.concatenate([p.label for p in parts]).astype("<U5"),
+                      np.concatenate([p.image_index for p in parts]))
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """A BGR image from a file; InputError naming the file when it cannot be read."""
+    data = np.fromfile(str(path), np.uint8) if Path(path).is_file() else None
+    if data is None:
+        raise InputError("no such image file", str(path))
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None:
+        raise InputError("not a readable image (JPEG, PNG, ...)", str(path))
+    return image
+
+
+def annotate(image: np.ndarray, found: Detections) -> np.ndarray:
+    """A copy of ``image`` with each detection's box and label drawn."""
+    out = image.copy()
+    thick = max(1, round(max(image.shape[:2]) / 500))
+    for box, lab, conf in zip(found.xyxy, found.label, found.confidence, strict=True):
+        x1, y1, x2, y2 = (int(round(v)) for v in box)
+        colour = (0, 200, 0) if lab not in ("card", "back", "hand", "empty") else (0, 160, 255)
+        cv2.rectangle(out, (x1, y1), (x2, y2), colour, thick)
+        text = f"{lab} {conf:.2f}"
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick, thick)
+        cv2.rectangle(out, (x1, max(0, y1 - th - 4)), (x1 + tw + 2, y1), colour, -1)
+        cv2.putText(out, text, (x1 + 1, y1 - 3), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick, (0, 0, 0), thick,
+                    cv2.LINE_AA)
+    return out

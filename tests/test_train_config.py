@@ -1,0 +1,167 @@
+"""Training recipe, labels and deck hold-out of referee/train.py (no torch needed, except where said)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import yaml
+
+from referee.errors import InputError, MissingPrerequisite
+from referee.train import (
+    INDEX_H,
+    INDEX_W,
+    DataConfig,
+    _deck_for,
+    _import_ultralytics,
+    frame_labels,
+    index_regions,
+    load_config,
+    parse_config,
+    render_frames,
+    write_dataset,
+)
+from referee.vision.recognize import BACK, CARD, CODES, HAND
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+@pytest.mark.parametrize("name", ["train.yaml", "smoke.yaml"])
+def test_the_committed_configs_load(name: str) -> None:
+    cfg = load_config(MODELS / name)
+    assert cfg.model.arch == "yolo11n.yaml" and cfg.data.holdout_deck == "feliksh"
+    assert cfg.eval.seed != cfg.seed
+    assert cfg.model.augment.get("fliplr") == 0.0  # a mirrored index is not a card
+
+
+@pytest.mark.parametrize(("raw", "error"), [
+    ({"model": {"arch": "yolo11n.pt"}}, "model.arch: must be a model definition"),
+    ({"model": {"imgsz": 100}}, "model.imgsz: must be a multiple of 32"),
+    ({"model": {"epochs": "many"}}, "model.epochs: bad value 'many'"),
+    ({"model": {"augment": {"blur": 1}}}, "unknown augmentation 'blur'"),
+    ({"model": {"device": "tpu"}}, "model.device"),
+    ({"data": {"images": 4}}, "data.images: must be at least 16"),
+    ({"data": {"size": [1281, 720]}}, "data.size: sides must be even"),
+    ({"data": {"size": [1280]}}, "data.size: bad value"),
+    ({"data": {"holdout_deck": "tarot"}}, "unknown deck 'tarot'"),
+    ({"data": {"val_fraction": 0.9}}, "data.val_fraction"),
+    ({"data": {"colour": "red"}}, "unknown key 'colour'"),
+    ({"epochs": 3}, "unknown key 'epochs'"),
+    ({"eval": {"seed": 0}}, "eval.seed: must differ from seed"),
+    ({"name": "my model!"}, "name: must be ASCII"),
+    ({"data": [1, 2]}, "data: must be a mapping"),
+    ([1, 2], "must be a mapping of settings"),
+])
+def test_bad_configs_name_the_key(raw: object, error: str) -> None:
+    with pytest.raises(InputError, match=error):
+        parse_config(raw, "cfg.yaml")
+
+
+def test_config_files_that_cannot_be_read(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such config file"):
+        load_config(tmp_path / "absent.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("model: [unclosed\n", encoding="utf-8")
+    with pytest.raises(InputError, match="broken.yaml: not valid YAML"):
+        load_config(broken)
+
+
+def test_partial_configs_take_the_defaults() -> None:
+    cfg = parse_config({"seed": 3, "model": {"epochs": 5}})
+    assert cfg.seed == 3 and cfg.model.epochs == 5 and cfg.model.imgsz == 960
+    assert cfg.data == DataConfig()
+
+
+def _card(code: str, quad: list[list[float]], face_up: bool = True, visible: float = 1.0) -> SimpleNamespace:
+    return SimpleNamespace(card=code, face_up=face_up, quad=np.array(quad, np.float32), visible=visible)
+
+
+def _quad(x: float, y: float, w: float = 63, h: float = 88) -> list[list[float]]:
+    return [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
+
+
+def test_index_regions_sit_in_opposite_corners() -> None:
+    tl, br = index_regions(np.array(_quad(100, 200, 100, 200), np.float32))
+    x1, y1 = 100 + 100 * INDEX_W, 200 + 200 * INDEX_H
+    np.testing.assert_allclose(tl, [[100, 200], [x1, 200], [x1, y1], [100, y1]], atol=1e-3)
+    np.testing.assert_allclose(br[2], [200, 400], atol=1e-3)
+
+
+def test_labels_cover_indices_cards_backs_and_hands() -> None:
+    size = (640, 480)
+    under = _card("QH", _quad(100, 100), visible=0.5)
+    # drawn later: covers QH's bottom-right index, leaves its top-left one
+    over = _card("7C", _quad(140, 160))
+    back = _card("KS", _quad(400, 100), face_up=False)
+    hidden = _card("2D", _quad(400, 300), visible=0.0)
+    hand = SimpleNamespace(owner="A", outline=np.array(_quad(390, 290, 90, 110), np.float32))
+    truth = SimpleNamespace(cards=(under, over, back, hidden), hands=(hand,))
+    labels = frame_labels(truth, size, index_visible=0.6)
+    classes = [c for c, *_ in labels]
+    assert classes.count(CODES.index("QH")) == 1  # one index covered by 7C
+    assert classes.count(CODES.index("7C")) == 2
+    assert CODES.index("2D") not in classes and CODES.index("KS") not in classes  # under a hand; a back
+    assert classes.count(CARD) == 2 and classes.count(BACK) == 1 and classes.count(HAND) == 1
+    w, h = size
+    qh = next(b for c, *b in labels if c == CODES.index("QH"))
+    assert qh[0] * w == pytest.approx(100 + 63 * INDEX_W / 2, abs=0.5)  # the top-left one
+    for _c, cx, cy, bw, bh in labels:
+        assert 0 <= cx - bw / 2 and cx + bw / 2 <= 1 and 0 <= cy - bh / 2 and cy + bh / 2 <= 1
+
+
+def test_cards_off_the_image_are_clipped_or_dropped() -> None:
+    truth = SimpleNamespace(cards=(_card("AS", _quad(-50, 10)), _card("3S", _quad(-200, 10))), hands=())
+    labels = frame_labels(truth, (320, 240), 0.6)
+    assert [c for c, *_ in labels] == [CODES.index("AS"), CARD]  # only the right-hand index is inside
+    assert labels[1][1] - labels[1][3] / 2 == pytest.approx(0)
+
+
+@pytest.mark.parametrize(("drawn", "holdout", "expected"), [
+    ("kenney", False, "kenney"),
+    ("procedural:12", False, "procedural:12"),
+    ("feliksh", False, "procedural:"),
+    ("procedural:450", False, "procedural:"),
+    ("kenney", True, "feliksh"),
+])
+def test_the_holdout_deck_never_reaches_training(drawn: str, holdout: bool, expected: str) -> None:
+    deck = _deck_for(drawn, 0, 5, DataConfig(), holdout)
+    assert deck.startswith(expected)
+    if expected == "procedural:":
+        assert int(deck.split(":")[1]) < DataConfig().procedural_max
+        assert deck == _deck_for(drawn, 0, 5, DataConfig(), holdout)  # fixed by seed and group
+
+
+def test_a_small_dataset_is_written_and_reused(tmp_path: Path) -> None:
+    cfg = parse_config({"seed": 0, "data": {"images": 16, "size": [320, 180], "val_fraction": 0.25}})
+    summary = write_dataset(cfg, tmp_path / "ds")
+    assert summary["images"] == 16 and summary["val"] == 4
+    assert "feliksh" not in summary["decks"]
+    assert len(list((tmp_path / "ds" / "images" / "val").glob("*.jpg"))) == 4
+    data = yaml.safe_load((tmp_path / "ds" / "data.yaml").read_text(encoding="utf-8"))
+    assert data["nc"] == 55 and data["names"][52] == "card" and Path(data["path"]).is_absolute()
+    labels = (tmp_path / "ds" / "labels" / "train" / "000000.txt").read_text(encoding="ascii")
+    first = (tmp_path / "ds" / "images" / "train" / "000000.jpg").stat().st_mtime_ns
+    assert write_dataset(cfg, tmp_path / "ds")["render_s"] == summary["render_s"]  # up to date: kept
+    assert (tmp_path / "ds" / "images" / "train" / "000000.jpg").stat().st_mtime_ns == first
+    assert (tmp_path / "ds" / "labels" / "train" / "000000.txt").read_text(encoding="ascii") == labels
+
+
+def test_holdout_renders_use_the_holdout_deck() -> None:
+    data = DataConfig(size=(320, 180))
+    assert {deck for *_, deck in render_frames(1000, 2, data, holdout=True)} == {"feliksh"}
+
+
+def test_training_without_the_extra_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(MissingPrerequisite, match=r'pip install -e "\.\[train\]"'):
+        _import_ultralytics()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None,
+                    reason='needs the [train] extra: pip install -e ".[train]"')
+def test_with_the_extra_ultralytics_imports() -> None:
+    assert _import_ultralytics().__version__

@@ -1,0 +1,246 @@
+"""The card recognition runtime: detections, letterbox, decoding, NMS, the model file's errors.
+
+Models here are tiny real ONNX graphs (``card_model.build_card_model``) with fixed outputs, run
+by onnxruntime like the trained one; no torch is needed. The one test that exports a real
+(untrained) ultralytics model is skipped when the ``[train]`` extra is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from card_model import build_card_model
+
+from referee.errors import InputError, MissingPrerequisite
+from referee.vision.recognize import (
+    BACK,
+    CARD,
+    CLASSES,
+    CODES,
+    EMPTY,
+    HAND,
+    Detections,
+    Recognizer,
+    annotate,
+    assign,
+    decode,
+    letterbox,
+    read_image,
+)
+
+QH, SEVEN_C = CODES.index("QH"), CODES.index("7C")
+
+#: In 320x320 model-input pixels: a face-up card with the QH index in its top-left corner, a
+#: weaker duplicate of the card (NMS drops it), a back, a hand, a lone 7C index, and noise.
+SCENE = [
+    (CARD, 160, 160, 100, 140, 0.9),
+    (QH, 125, 105, 20, 30, 0.8),
+    (CARD, 163, 158, 100, 140, 0.7),
+    (BACK, 40, 45, 50, 70, 0.85),
+    (HAND, 280, 280, 60, 60, 0.6),
+    (SEVEN_C, 290, 60, 16, 24, 0.5),
+    (5, 200, 300, 10, 10, 0.1),
+]
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_card_model(tmp_path_factory.mktemp("model") / "cards.onnx", SCENE)
+
+
+@pytest.fixture(scope="module")
+def rec(model_path: Path) -> Recognizer:
+    return Recognizer(model_path, threads=1)
+
+
+def test_detect_maps_boxes_back_through_the_letterbox(rec: Recognizer) -> None:
+    # 1280x720 into 320x192 (the short side rounded up to the stride): scale 0.25, 6 px of grey
+    # above and below
+    found = rec.detect(np.zeros((720, 1280, 3), np.uint8))
+    by_label = {str(lab): (box, conf) for lab, box, conf in zip(found.label, found.xyxy, found.confidence,
+                                                                 strict=True)}
+    assert sorted(by_label) == ["7C", "QH", "back", "hand"]
+    box, conf = by_label["QH"]
+    np.testing.assert_allclose(box, [440, 336, 840, 720], atol=1e-3)  # clipped at the bottom
+    assert conf == pytest.approx(0.9 * 0.8, abs=1e-6)
+    np.testing.assert_allclose(by_label["back"][0], [60, 16, 260, 296], atol=1e-3)
+    np.testing.assert_allclose(by_label["7C"][0], [1128, 168, 1192, 264], atol=1e-3)
+    assert np.all(found.image_index == 0)
+    assert set(found[found.is_card].label) == {"QH", "7C"}
+
+
+def test_detect_batch_numbers_the_images(rec: Recognizer) -> None:
+    found = rec.detect_batch([np.zeros((320, 320, 3), np.uint8), np.zeros((640, 640), np.uint8)])
+    assert sorted(set(found.image_index.tolist())) == [0, 1]
+    qh = found[found.label == "QH"]
+    np.testing.assert_allclose(qh.xyxy[0], [110, 90, 210, 230], atol=1e-3)
+    np.testing.assert_allclose(qh.xyxy[1], [220, 180, 420, 460], atol=1e-3)
+
+
+def test_recognize_zones_gives_one_row_per_crop(tmp_path: Path) -> None:
+    zone = build_card_model(tmp_path / "zone.onnx",
+                            [(CARD, 80, 80, 70, 100, 0.9), (QH, 55, 45, 14, 20, 0.95)])
+    crops = [np.zeros((264, 189, 3), np.uint8)] * 12
+    rows = Recognizer(zone, threads=1).recognize_zones(crops)
+    assert len(rows) == 12 and rows.image_index.tolist() == list(range(12))
+    assert set(rows.label) == {"QH"}
+    blank = build_card_model(tmp_path / "blank.onnx", [(CARD, 80, 80, 70, 100, 0.1)])
+    rows = Recognizer(blank, threads=1).recognize_zones(crops[:3])
+    assert rows.label.tolist() == ["empty"] * 3 and np.all(rows.class_id == EMPTY)
+    np.testing.assert_allclose(rows.xyxy[0], [0, 0, 189, 264])
+    back = build_card_model(tmp_path / "back.onnx",
+                            [(BACK, 80, 80, 70, 100, 0.7), (HAND, 80, 80, 150, 150, 0.9)])
+    assert Recognizer(back, threads=1).recognize_zones(crops[:1]).label.tolist() == ["back"]
+    assert len(Recognizer(back, threads=1).recognize_zones([])) == 0
+
+
+def test_a_fixed_size_model_is_run_at_its_own_size(tmp_path: Path) -> None:
+    fixed = Recognizer(build_card_model(tmp_path / "fixed.onnx", SCENE, imgsz=320, fixed=True), threads=1)
+    assert fixed.fixed_input and fixed.imgsz == (320, 320)
+    # 1280x720 into 320x320: scale 0.25, 70 px of grey above and below
+    back = fixed.detect(np.zeros((720, 1280, 3), np.uint8))
+    np.testing.assert_allclose(back[back.label == "back"].xyxy[0], [60, 0, 260, 40], atol=1e-3)
+    assert fixed.recognize_zones([np.zeros((264, 189, 3), np.uint8)] * 2).label.tolist() == ["back"] * 2
+
+
+def test_letterbox_keeps_aspect_and_centres() -> None:
+    image = np.full((100, 200, 3), 255, np.uint8)
+    boxed, lb = letterbox(image, (320, 320))
+    assert boxed.shape == (320, 320, 3) and lb.scale == 1.6 and (lb.pad_x, lb.pad_y) == (0, 80)
+    assert boxed[79, 160].tolist() == [114] * 3 and boxed[80, 160].tolist() == [255] * 3
+    np.testing.assert_allclose(lb.to_image(np.array([[0, 80, 320, 240]], np.float32)), [[0, 0, 200, 100]])
+
+
+def _raw(*preds: tuple[int, float, float, float, float, float]) -> np.ndarray:
+    out = np.zeros((4 + len(CLASSES), len(preds)), np.float32)
+    for k, (cls, cx, cy, w, h, score) in enumerate(preds):
+        out[:4, k] = cx, cy, w, h
+        out[4 + cls, k] = score
+    return out
+
+
+def test_nms_suppresses_within_a_group_only() -> None:
+    raw = _raw((CARD, 50, 50, 40, 60, 0.9), (BACK, 52, 50, 40, 60, 0.8),  # one whole card, twice
+               (QH, 40, 30, 10, 15, 0.7), (SEVEN_C, 41, 30, 10, 15, 0.6),  # one index, twice
+               (HAND, 50, 50, 40, 60, 0.5))  # a hand over the card survives
+    xyxy, scores, cls = decode(raw, conf=0.25, iou=0.5)
+    assert cls.tolist() == [CARD, QH, HAND]
+    np.testing.assert_allclose(xyxy[0], [30, 20, 70, 80])
+    assert decode(_raw((CARD, 5, 5, 4, 4, 0.2)), 0.25, 0.5)[0].shape == (0, 4)
+
+
+def test_assign_gives_each_index_to_one_card() -> None:
+    xyxy = np.array([[0, 0, 100, 140], [10, 10, 90, 130], [5, 5, 25, 35], [300, 0, 320, 30]], np.float32)
+    scores = np.array([0.9, 0.8, 0.7, 0.6], np.float32)
+    cls = np.array([CARD, CARD, QH, SEVEN_C])
+    boxes, conf, ids, lone = assign(xyxy, scores, cls)
+    assert ids.tolist() == [QH, CARD, SEVEN_C] and lone.tolist() == [False, False, True]
+    np.testing.assert_allclose(conf, [0.63, 0.8, 0.6], rtol=1e-6)
+
+
+def test_decode_rejects_an_output_of_the_wrong_shape() -> None:
+    with pytest.raises(ValueError, match="model output"):
+        decode(np.zeros((10, 5), np.float32), 0.25, 0.5)
+
+
+@pytest.mark.parametrize(("change", "error"), [
+    ({"xyxy": np.zeros((2, 3), np.float32)}, "xyxy must be"),
+    ({"confidence": np.array([0.5], np.float32)}, "confidence must be"),
+    ({"confidence": np.array([0.5, 1.5], np.float32)}, r"lie in \[0, 1\]"),
+    ({"xyxy": np.array([[0, 0, 1, 1], [5, 0, 1, 1]], np.float32)}, "x2 >= x1"),
+    ({"xyxy": np.array([[0, 0, 1, np.nan], [0, 0, 1, 1]], np.float32)}, "NaN"),
+    ({"class_id": np.array([0, 99])}, "class_id must lie"),
+    ({"label": np.array(["QH"])}, "label must be"),
+])
+def test_detections_are_checked_when_built(change: dict[str, np.ndarray], error: str) -> None:
+    good = Detections.build([[0, 0, 10, 10], [5, 5, 20, 20]], [0.9, 0.4], [QH, BACK])
+    fields = {k: getattr(good, k) for k in ("xyxy", "confidence", "class_id", "label", "image_index")}
+    with pytest.raises(ValueError, match=error):
+        Detections(**(fields | change))
+
+
+def test_detections_filter_with_masks_and_serialise() -> None:
+    found = Detections.build([[0, 0, 10, 10], [5, 5, 20, 20], [1, 1, 2, 2]], [0.9, 0.4, 0.8],
+                             [QH, BACK, EMPTY])
+    assert found.label.tolist() == ["QH", "back", "empty"]
+    strong = found[found.confidence > 0.5]
+    assert len(strong) == 2 and strong.label.tolist() == ["QH", "empty"]
+    assert found[found.is_card].cards_json() == [{"card": "QH", "confidence": 0.9, "box": [0, 0, 10, 10]}]
+    assert len(found[1]) == 1 and len(Detections.empty()) == 0
+
+
+def test_a_missing_model_says_how_to_get_one(tmp_path: Path) -> None:
+    with pytest.raises(MissingPrerequisite, match=r"no card model at .*nothing.onnx: train one with "
+                                                  r"spit-referee train, see models/MODEL_CARD.md"):
+        Recognizer(tmp_path / "nothing.onnx")
+
+
+@pytest.mark.parametrize(("content", "error"), [
+    (b"not an onnx model at all", "not a readable ONNX model"),
+    (b"", "not a readable ONNX model"),
+])
+def test_a_corrupt_model_is_named(tmp_path: Path, content: bytes, error: str) -> None:
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(content)
+    with pytest.raises(InputError, match=error) as info:
+        Recognizer(bad)
+    assert str(bad) in str(info.value)
+
+
+def test_a_truncated_model_is_named(tmp_path: Path, model_path: Path) -> None:
+    cut = tmp_path / "cut.onnx"
+    cut.write_bytes(model_path.read_bytes()[:200])
+    with pytest.raises(InputError, match="cut.onnx"):
+        Recognizer(cut)
+
+
+def test_a_model_of_other_classes_is_refused(tmp_path: Path) -> None:
+    coco = build_card_model(tmp_path / "coco.onnx", [], names=[f"thing{i}" for i in range(80)])
+    with pytest.raises(InputError, match="not a card model of this version"):
+        Recognizer(coco)
+
+
+def test_bad_settings_and_images(rec: Recognizer, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="conf"):
+        Recognizer(tmp_path / "x.onnx", conf=1.5)
+    with pytest.raises(ValueError, match="BGR uint8"):
+        rec.detect(np.zeros((10, 10, 3), np.float32))
+    (tmp_path / "broken.jpg").write_bytes(b"\xff\xd8 not really a jpeg")
+    with pytest.raises(InputError, match="broken.jpg: not a readable image"):
+        read_image(tmp_path / "broken.jpg")
+    with pytest.raises(InputError, match="no such image file"):
+        read_image(tmp_path / "absent.jpg")
+
+
+def test_annotate_draws_without_touching_the_input(rec: Recognizer) -> None:
+    image = np.zeros((720, 1280, 3), np.uint8)
+    drawn = annotate(image, rec.detect(image))
+    assert not image.any() and drawn.any() and drawn.shape == image.shape
+    assert cv2.imencode(".jpg", drawn)[0]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ultralytics") is None,
+                    reason='needs the [train] extra: pip install -e ".[train]"')
+def test_an_exported_ultralytics_model_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real export path (untrained yolo11n with our classes) gives what the runtime expects."""
+    monkeypatch.setenv("YOLO_OFFLINE", "1")
+    for var in ("YOLO_CONFIG_DIR", "XDG_CACHE_HOME", "MPLCONFIGDIR"):
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    from ultralytics import YOLO
+    from ultralytics.nn.tasks import DetectionModel
+
+    yolo = YOLO("yolo11n.yaml", task="detect")
+    yolo.model = DetectionModel("yolo11n.yaml", nc=len(CLASSES), verbose=False)
+    yolo.model.names = dict(enumerate(CLASSES))
+    yolo.model.task = "detect"
+    yolo.model.args = {"imgsz": 128, "data": ""}
+    yolo.model.pt_path = str(tmp_path / "cards.pt")
+    path = Path(yolo.export(format="onnx", imgsz=128, dynamic=True, simplify=False, device="cpu", opset=17))
+    real = Recognizer(path, threads=1)
+    assert real.imgsz == (128, 128) and not real.fixed_input
+    assert isinstance(real.detect(np.zeros((72, 128, 3), np.uint8)), Detections)
+    assert len(real.recognize_zones([np.zeros((100, 70, 3), np.uint8)] * 3)) == 3
