@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from referee.sim.camera import Camera, table_points
-from referee.sim.raster import motion_blur, px_per_mm, roi_of, shadow_offset
+from referee.sim.raster import blend_premultiplied, darken, motion_blur, px_per_mm, roi_of, shadow_offset
 from referee.sim.scene import HandPose, Lighting
 
 Capsules = list[tuple[np.ndarray, float]]
@@ -197,7 +197,7 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
                    0.6, -1, cv2.LINE_AA, 3)
         if j < 4:  # a tendon from the knuckle toward the wrist
             cv2.line(detail, tuple(np.round(p[0] * 8).astype(int)),
-                     tuple(np.round((p[0] + (wrist - p[0]) * 0.55) * 8).astype(int)), 0.035,
+                     tuple(np.round((p[0] + (wrist - p[0]) * 0.5) * 8).astype(int)), 0.02,
                      max(1, round(th * 0.18)), cv2.LINE_AA, 3)
     palm_mask = np.zeros_like(skin)
     poly(palm_mask, palm)
@@ -269,13 +269,16 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
             + cshade * float(hand.sleeve[c])
     finger_details(colour, segs, hand.skin)
     a = union.astype(np.float32) / 255
-    premul = np.dstack([colour, a])  # colour is already premultiplied by the masks
-    premul = motion_blur(premul, (blur[0] / f, blur[1] / f))
-    big = cv2.resize(premul, (sw * f, sh * f), interpolation=cv2.INTER_LINEAR)
-    big = big[: y1 - y0, : x1 - x0]
-    sub = canvas[y0:y1, x0:x1]
-    alpha = big[:, :, 3:4]
-    sub[:] = np.clip(sub * (1 - alpha) + big[:, :, :3], 0, 255).astype(np.uint8)
+    if math.hypot(blur[0] / f, blur[1] / f) >= 1.0:
+        premul = motion_blur(np.dstack([colour, a]), (blur[0] / f, blur[1] / f))
+        colour, a = np.ascontiguousarray(premul[:, :, :3]), np.ascontiguousarray(premul[:, :, 3])
+    # colour is already premultiplied by the masks
+    big_c = cv2.resize(colour, (sw * f, sh * f), interpolation=cv2.INTER_LINEAR)
+    big_a = cv2.resize(a, (sw * f, sh * f), interpolation=cv2.INTER_LINEAR)
+    h_, w_ = y1 - y0, x1 - x0
+    if big_c.shape[:2] != (h_, w_):
+        big_c, big_a = np.ascontiguousarray(big_c[:h_, :w_]), np.ascontiguousarray(big_a[:h_, :w_])
+    blend_premultiplied(canvas[y0:y1, x0:x1], big_c, big_a)
     # id buffer and outline
     contours, _ = cv2.findContours((union > 127).astype(np.uint8), cv2.RETR_EXTERNAL,
                                    cv2.CHAIN_APPROX_SIMPLE)
@@ -323,8 +326,7 @@ def draw_hand_shadow(canvas: np.ndarray, cam: Camera, k: np.ndarray, hand: HandP
     mask = cv2.resize(mask, (mask.shape[1] * f, mask.shape[0] * f),
                       interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
     strength = light.shadow_strength * float(np.clip(1.1 - hand.height / 250, 0.4, 1.0))
-    sub = canvas[y0:y1, x0:x1]
-    sub[:] = (sub * (1 - strength * mask)[..., None]).astype(np.uint8)
+    darken(canvas[y0:y1, x0:x1], np.ascontiguousarray(mask), strength)
 
 
 

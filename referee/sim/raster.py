@@ -69,10 +69,28 @@ def motion_blur(img: np.ndarray, vec: tuple[float, float]) -> np.ndarray:
 def composite(roi: np.ndarray, layer: np.ndarray, blur: tuple[float, float]) -> None:
     """Alpha-blend a BGRA ``layer`` onto ``roi`` in place, motion-blurred along ``blur``."""
     if math.hypot(*blur) < 1.0:
-        a = layer[:, :, 3:4].astype(np.float32) * (1 / 255)
-        roi[:] = (roi * (1 - a) + layer[:, :, :3] * a).astype(np.uint8)
+        a = cv2.extractChannel(layer, 3)
+        a = cv2.merge([a, a, a])
+        colour = cv2.multiply(cv2.cvtColor(layer, cv2.COLOR_BGRA2BGR), a, scale=1 / 255)
+        keep = cv2.multiply(roi, cv2.bitwise_not(a), scale=1 / 255)
+        roi[:] = cv2.add(keep, colour)
         return
     f = layer.astype(np.float32) * (1 / 255)
     f[:, :, :3] *= f[:, :, 3:4] * 255
     f = motion_blur(f, blur)
-    roi[:] = np.clip(roi * (1 - f[:, :, 3:4]) + f[:, :, :3], 0, 255).astype(np.uint8)
+    blend_premultiplied(roi, np.ascontiguousarray(f[:, :, :3]), np.ascontiguousarray(f[:, :, 3]))
+
+
+def darken(roi: np.ndarray, mask: np.ndarray, strength: float) -> None:
+    """Multiply ``roi`` (uint8, in place) by ``1 - strength * mask`` (float32 in [0, 1])."""
+    gain = cv2.addWeighted(mask, -strength, mask, 0.0, 1.0)
+    roi[:] = cv2.multiply(roi, cv2.merge([gain, gain, gain]), dtype=cv2.CV_8U)
+
+
+def blend_premultiplied(roi: np.ndarray, colour: np.ndarray, alpha: np.ndarray) -> None:
+    """``roi = roi * (1 - alpha) + colour`` in place (uint8 ``roi``; float32 ``colour``
+    already multiplied by ``alpha``, ``alpha`` (h, w) or (h, w, 1))."""
+    a = alpha.reshape(alpha.shape[:2])
+    keep = cv2.addWeighted(a, -1.0, a, 0.0, 1.0)
+    kept = cv2.multiply(roi, cv2.merge([keep, keep, keep]), dtype=cv2.CV_32F)
+    roi[:] = cv2.add(kept, np.ascontiguousarray(colour), dtype=cv2.CV_8U)

@@ -36,7 +36,7 @@ from referee.sim.camera import Camera, table_points
 from referee.sim.decks import FACE_H, FACE_W, Deck
 from referee.sim.hands import draw_hand, draw_hand_shadow
 from referee.sim.lens import apply_lens
-from referee.sim.raster import composite, px_per_mm, roi_of, shadow_offset
+from referee.sim.raster import composite, darken, px_per_mm, roi_of, shadow_offset
 from referee.sim.scene import CardPose, Lighting, Scene
 from referee.sim.textures import draw_clutter, draw_table, fbm
 
@@ -338,8 +338,7 @@ class Renderer:
         cv2.fillPoly(mask, [np.round((poly - [x0, y0]) * 16).astype(np.int32)], 1.0,
                      cv2.LINE_AA, 4)
         mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-        sub = canvas[y0:y1, x0:x1]
-        sub[:] = (sub * (1 - strength * mask)[..., None]).astype(np.uint8)
+        darken(canvas[y0:y1, x0:x1], mask, strength)
 
     def _draw_id(self, ids: np.ndarray, bg: _Background, quad: np.ndarray, i: int) -> float:
         if len(quad) == 0:

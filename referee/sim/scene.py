@@ -104,6 +104,7 @@ class Lighting:
     shadow_strength: float = 0.45
     glare: tuple[float, float, float, float] = (0.5, 0.3, 0.1, 0.0)  # u, v, radius, strength
     # (image fractions) of the lamp's reflection on glossy cards
+    tint: float = 0.0  # white balance off along green (<0) to magenta (>0), as cameras err
 
 
 def blend_lighting(a: Lighting, b: Lighting, t: float) -> Lighting:
@@ -126,6 +127,9 @@ class Effects:
     defocus_sigma: float = 0.6  # pixels
     jpeg_quality: int | None = 80  # compression artefacts; None for none
     sharpen: float = 0.0  # unsharp-mask amount, as webcams do (0 for none)
+    chroma_noise: float = 0.0  # blotchy colour noise, relative to noise_sigma
+    exposure_drift: float = 0.0  # auto exposure hunting: relative gain swing over seconds
+    aberration_px: float = 0.0  # lateral chromatic aberration at the image corner, pixels
 
 
 @dataclass(frozen=True)
@@ -196,7 +200,8 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
         light_elevation_deg=float(rng.uniform(45, 80)),
         shadow_strength=float(rng.uniform(0.25, 0.6)),
         glare=(float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)),
-               float(rng.uniform(0.05, 0.2)), float(rng.choice([0.0, rng.uniform(0.15, 0.5)]))))
+               float(rng.uniform(0.05, 0.2)), float(rng.choice([0.0, rng.uniform(0.15, 0.5)]))),
+        tint=float(rng.normal(0, 0.025)))
 
 
 def random_effects(rng: np.random.Generator) -> Effects:
@@ -205,7 +210,10 @@ def random_effects(rng: np.random.Generator) -> Effects:
                                                p=[0.2, 0.4, 0.25, 0.15])),
                    defocus_sigma=float(rng.uniform(0.3, 1.0)),
                    jpeg_quality=int(rng.integers(55, 92)),
-                   sharpen=float(rng.choice([0.0, rng.uniform(0.2, 0.8)])))
+                   sharpen=float(rng.choice([0.0, rng.uniform(0.2, 0.8)])),
+                   chroma_noise=float(rng.uniform(0.3, 1.2)),
+                   exposure_drift=float(rng.choice([0.0, rng.uniform(0.005, 0.03)])),
+                   aberration_px=float(rng.choice([0.0, rng.uniform(0.3, 1.2)])))
 
 
 def random_hand(rng: np.random.Generator, owner: str, target: tuple[float, float],
