@@ -119,10 +119,13 @@ def gain_map(light: Lighting, size: tuple[int, int]) -> np.ndarray:
     u, v = (xx + 0.5) / gw, (yy + 0.5) / gh
     g = light.gain * (1 + light.gradient[0] * (u - 0.5) * 2 + light.gradient[1] * (v - 0.5) * 2)
     sx, sy, sr, ss = light.spot
-    g *= 1 + ss * np.exp(-((u - sx) ** 2 + ((v - sy) * h / w) ** 2) / max(sr, 1e-3) ** 2)
+    spot = ss * np.exp(-((u - sx) ** 2 + ((v - sy) * h / w) ** 2) / max(sr, 1e-3) ** 2)
+    sw_ = light.spot_warmth  # the lamp's colour where its light falls
+    spot_c = spot[..., None] * np.array([1 - sw_, 1.0, 1 + sw_], np.float32)
+    g = g[..., None] * (1 + spot_c)
     r2 = ((u - 0.5) * 2) ** 2 * 0.5 + ((v - 0.5) * 2) ** 2 * 0.5
-    g *= 1 - light.vignette * r2
+    g *= (1 - light.vignette * r2)[..., None]
     tint = np.array([1 - light.warmth + light.tint, 1.0 - light.tint,
                      1 + light.warmth + light.tint], np.float32)
-    gmap = np.clip(g[..., None] * tint * 128, 0, 255).astype(np.uint8)
+    gmap = np.clip(g * tint * 128, 0, 255).astype(np.uint8)
     return cv2.resize(gmap, (w, h), interpolation=cv2.INTER_LINEAR)

@@ -168,7 +168,12 @@ class Renderer:
         gx, gy = rng.normal(0, 0.05, 2)
         base = rng.uniform(0.93, 1.02)
         rx, ry = _ramp()
-        g = (base + gx * rx + gy * ry)[..., None]
+        # a card is never flat: a slight bow along one axis lights it unevenly; paper grain
+        bow = rng.normal(0, 0.05)
+        along = rx if rng.random() < 0.5 else ry
+        g = base + gx * rx + gy * ry + bow * (along * along * 4 - 1 / 3) + _paper_grain()
+        # the rounded edge of the card stock catches less light
+        g = (g * _edge_falloff())[..., None]
         out = face.copy()
         out[:, :, :3] = np.clip(face[:, :, :3] * g, 0, 255).astype(np.uint8)
         self._shade_cache[key] = out
@@ -272,7 +277,9 @@ class Renderer:
         mottle = fbm(rng, (hc // 8 + 1, wc // 8 + 1), 3, 4)
         mottle = cv2.resize(mottle, (wc, hc), interpolation=cv2.INTER_LINEAR)
         tint = np.array([1.0, 1.0, 1.0]) + rng.normal(0, 0.015, 3)
-        warped = warped * (0.93 * tint * (1 + 0.025 * mottle[..., None])) + 4
+        relief = _paper_relief(rng, scene, hom, (wc, hc))
+        shade = (1 + 0.025 * mottle + relief).astype(np.float32)
+        warped = warped * (0.93 * tint).astype(np.float32) * shade[..., None] + 4
         a = mask.astype(np.float32)[..., None] / 255
         bg.base[:] = np.clip(bg.base * (1 - a) + warped * a, 0, 255).astype(np.uint8)
 
@@ -376,10 +383,77 @@ def _glare(layer: np.ndarray, light: Lighting, cam: Camera, margin: int, x0: int
     return out
 
 
+def _paper_relief(rng: np.random.Generator, scene: Scene, hom: np.ndarray,
+                  size: tuple[int, int]) -> np.ndarray:
+    """Relative shading of a paper mat lying not quite flat, in canvas pixels: gentle waves
+    lit from the lamp, the paper's fibres, sometimes the creases of its folding and a corner
+    or two lifting off the table."""
+    assert scene.mat is not None
+    wc, hc = size
+    light = scene.lighting
+    az = math.radians(light.light_azimuth_deg)
+    lx, ly = math.cos(az), math.sin(az)
+    # waves: a smooth height field; its slope toward the light brightens, away darkens
+    wave = fbm(rng, (hc // 16 + 2, wc // 16 + 2), 3, 3)
+    gx = cv2.Sobel(wave, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(wave, cv2.CV_32F, 0, 1, ksize=3)
+    lit = gx * lx + gy * ly
+    lit = cv2.resize(lit / max(float(lit.std()), 1e-6), (wc, hc), interpolation=cv2.INTER_CUBIC)
+    fibre = cv2.GaussianBlur(rng.standard_normal((hc, wc), np.float32), (0, 0), 0.7)
+    relief = 0.02 * lit + 0.02 * fibre / max(float(fibre.std()), 1e-6)
+    w, h = scene.mat.size_mm
+    ridge = np.zeros((hc, wc), np.float32)
+    n_folds = int(rng.choice([0, 1, 2], p=[0.45, 0.35, 0.2]))
+    lines = [((w / 2, 0.0), (w / 2, h)), ((0.0, h / 2), (w, h / 2))][: n_folds]
+    for a, b in lines:
+        pa = cv2.perspectiveTransform(np.float64([[a, b]]), hom)[0]
+        d = pa[1] - pa[0]
+        nrm = np.array([-d[1], d[0]]) / max(float(np.hypot(*d)), 1e-6)
+        side = 1.0 if nrm[0] * lx + nrm[1] * ly > 0 else -1.0
+        for sgn in (1.0, -1.0):
+            q = pa + nrm * sgn * 1.2
+            cv2.line(ridge, tuple(np.round(q[0] * 8).astype(int)),
+                     tuple(np.round(q[1] * 8).astype(int)), side * sgn, 2, cv2.LINE_AA, 3)
+    if n_folds:
+        relief += 0.05 * cv2.GaussianBlur(ridge, (0, 0), 1.0)
+    # corners lifting: shading that grows toward the corner, lit or in shade
+    for cx, cy in ((0, 0), (w, 0), (w, h), (0, h)):
+        if rng.random() < 0.6:
+            continue
+        r_mm = float(rng.uniform(25, 60))
+        amount = float(rng.uniform(-0.08, 0.06))
+        c = cv2.perspectiveTransform(np.float64([[[cx, cy], [cx + r_mm, cy]]]), hom)[0]
+        r = float(np.hypot(*(c[1] - c[0])))
+        x0, y0 = int(max(0, c[0][0] - r)), int(max(0, c[0][1] - r))
+        x1, y1 = int(min(wc, c[0][0] + r + 1)), int(min(hc, c[0][1] + r + 1))
+        if x0 >= x1 or y0 >= y1:
+            continue
+        yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+        dist = np.sqrt((xx - c[0][0]) ** 2 + (yy - c[0][1]) ** 2) / max(r, 1.0)
+        relief[y0:y1, x0:x1] += amount * np.clip(1 - dist, 0, 1) ** 2
+    return relief
+
+
 @lru_cache(maxsize=4)
 def _ramp() -> tuple[np.ndarray, np.ndarray]:
     yy, xx = np.mgrid[0:FACE_H, 0:FACE_W].astype(np.float32)
     return (xx / FACE_W - 0.5), (yy / FACE_H - 0.5)
+
+
+@lru_cache(maxsize=1)
+def _paper_grain() -> np.ndarray:
+    rng = np.random.default_rng(5)
+    n = cv2.GaussianBlur(rng.standard_normal((FACE_H, FACE_W)).astype(np.float32), (0, 0), 0.8)
+    return 0.012 * n / n.std()
+
+
+@lru_cache(maxsize=1)
+def _edge_falloff() -> np.ndarray:
+    """1 inside the card, falling to about 0.85 over the outermost half millimetre."""
+    inner = np.zeros((FACE_H, FACE_W), np.uint8)
+    cv2.rectangle(inner, (2, 2), (FACE_W - 3, FACE_H - 3), 255, -1)
+    inner = cv2.GaussianBlur(inner, (0, 0), 1.2).astype(np.float32) / 255
+    return 0.85 + 0.15 * inner
 
 
 def _face_visible(cam: Camera, corners: np.ndarray) -> bool:

@@ -105,6 +105,7 @@ class Lighting:
     glare: tuple[float, float, float, float] = (0.5, 0.3, 0.1, 0.0)  # u, v, radius, strength
     # (image fractions) of the lamp's reflection on glossy cards
     tint: float = 0.0  # white balance off along green (<0) to magenta (>0), as cameras err
+    spot_warmth: float = 0.0  # the spot's own colour against the room light (>0 a warm lamp)
 
 
 def blend_lighting(a: Lighting, b: Lighting, t: float) -> Lighting:
@@ -201,7 +202,7 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
         shadow_strength=float(rng.uniform(0.25, 0.6)),
         glare=(float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)),
                float(rng.uniform(0.05, 0.2)), float(rng.choice([0.0, rng.uniform(0.15, 0.5)]))),
-        tint=float(rng.normal(0, 0.025)))
+        tint=float(rng.normal(0, 0.025)), spot_warmth=float(rng.normal(0.05, 0.08)))
 
 
 def random_effects(rng: np.random.Generator) -> Effects:
