@@ -177,21 +177,22 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
         sub_fb = finger_body[by0:by1, bx0:bx1]
         np.maximum(sub_fb, fb, out=sub_fb)
         # joints: knuckle bumps and redness, creases across the finger
-        joints = (0.0, 0.45, 0.74) if j < 4 else (0.15, 0.55)
-        for n_j, fr in enumerate(joints):
+        # (fraction along, bump, redness, creases): the knuckle, the middle and end joints
+        joints = ([(0.0, 0.035, 0.0, 0), (0.45, 0.03, 0.15, 2), (0.74, 0.02, 0.12, 1)] if j < 4
+                  else [(0.55, 0.03, 0.12, 1)])
+        for fr, bump_j, red_j, n_crease in joints:
             c = p[0] + d * fr
-            rad = max(1, round(th * (0.42 if n_j == 0 else 0.3)))
-            cv2.circle(detail, tuple(np.round(c * 8).astype(int)), rad * 8,
-                       0.08 if n_j == 0 else 0.03, -1, cv2.LINE_AA, 3)
-            cv2.circle(red, tuple(np.round(c * 8).astype(int)), rad * 8, 0.2, -1,
-                       cv2.LINE_AA, 3)
-            if n_j > 0:
-                half = nrm * th * 0.3
-                for off_c in (-0.06, 0.06) if n_j == 1 else (0.0,):
-                    cc = c + u * th * off_c
-                    cv2.line(crease, tuple(np.round((cc - half) * 8).astype(int)),
-                             tuple(np.round((cc + half) * 8).astype(int)), 1.0, 1,
-                             cv2.LINE_AA, 3)
+            rad = max(1, round(th * (0.42 if fr == 0 else 0.3)))
+            ci = tuple(np.round(c * 8).astype(int))
+            cv2.circle(detail, ci, rad * 8, bump_j, -1, cv2.LINE_AA, 3)
+            if red_j:
+                cv2.circle(red, ci, rad * 8, red_j, -1, cv2.LINE_AA, 3)
+            half = nrm * th * 0.3
+            for off_c in ((-0.06, 0.06) if n_crease == 2 else (0.0,) if n_crease else ()):
+                cc = c + u * th * off_c
+                cv2.line(crease, tuple(np.round((cc - half) * 8).astype(int)),
+                         tuple(np.round((cc + half) * 8).astype(int)), 1.0, 1,
+                         cv2.LINE_AA, 3)
         tip = p[1] - u * th * 0.15
         cv2.circle(red, tuple(np.round(tip * 8).astype(int)), max(1, round(th * 0.5)) * 8,
                    0.6, -1, cv2.LINE_AA, 3)
@@ -260,6 +261,9 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
     sm1 = shade - 1
     lit = spec * (0.16 * 255) * (0.35 + 0.65 * body)
     dark = 1 - 0.12 * cv2.GaussianBlur(crease, (0, 0), 0.6)
+    # the sleeve's cuff stands off the wrist and shades the skin just under it
+    occl = cv2.GaussianBlur(cloth, (0, 0), max(1.0, 4 * scale)).astype(np.float32)
+    dark *= 1 - occl * np.float32(0.4 / 255)
     cshade = cloth.astype(np.float32) * (1 / 255) * shade * (0.92 + 0.08 * _tile(bank[2],
                                                                                    skin.shape))
     colour = np.empty((*skin.shape, 3), np.float32)
