@@ -244,6 +244,26 @@ def _cloth(rng: np.random.Generator, style: TableStyle, shape: tuple[int, int],
 CLUTTER_KINDS = ("phone", "paper", "cup", "pen")
 
 
+def _glossy(tex: np.ndarray, poly16: np.ndarray, colour: tuple[int, int, int],
+            rng: np.random.Generator) -> None:
+    """Fill ``poly16`` (pixels x16) with ``colour`` and a soft band of reflected light."""
+    x, y, w, h = cv2.boundingRect(poly16 // 16)
+    x0, y0 = max(0, x - 1), max(0, y - 1)
+    x1, y1 = min(tex.shape[1], x + w + 2), min(tex.shape[0], y + h + 2)
+    if x0 >= x1 or y0 >= y1:
+        return
+    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillPoly(mask, [poly16 - np.array([x0 * 16, y0 * 16], np.int32)], 1.0, cv2.LINE_AA, 4)
+    a = float(rng.uniform(0, np.pi))
+    yy, xx = np.mgrid[0 : y1 - y0, 0 : x1 - x0].astype(np.float32)
+    t = (xx * np.cos(a) + yy * np.sin(a)) / max(w, h, 1)
+    band = np.exp(-((t - float(rng.uniform(0.2, 0.8))) ** 2) / 0.02) * float(rng.uniform(30, 80))
+    fill = np.array(colour, np.float32) + band[..., None]
+    sub = tex[y0:y1, x0:x1].astype(np.float32)
+    tex[y0:y1, x0:x1] = np.clip(sub * (1 - mask[..., None]) + fill * mask[..., None], 0,
+                                255).astype(np.uint8)
+
+
 def draw_clutter(tex: np.ndarray, origin_mm: tuple[float, float], px_per_mm: float,
                  rng: np.random.Generator, count: int,
                  keep_out_mm: tuple[float, float, float, float]) -> None:
@@ -285,6 +305,7 @@ def draw_clutter(tex: np.ndarray, origin_mm: tuple[float, float], px_per_mm: flo
             continue
         ang = float(rng.uniform(0, np.pi))
         pts, _ = shape_pts(kind, cx, cy, ang)
+        hw, hh = {"phone": (36, 74), "paper": (74, 105), "cup": (42, 42), "pen": (4.5, 70)}[kind]
         ux, uy = np.array([np.cos(ang), np.sin(ang)]), np.array([-np.sin(ang), np.cos(ang)])
         centre = np.array([cx, cy])
         # soft contact shadow
@@ -296,23 +317,46 @@ def draw_clutter(tex: np.ndarray, origin_mm: tuple[float, float], px_per_mm: flo
             body = tuple(int(v) for v in rng.choice([(25, 25, 25), (60, 60, 70), (200, 200, 205),
                                                      (40, 30, 90)]))
             cv2.fillPoly(tex, [px(pts)], body, cv2.LINE_AA, 4)
-            screen = centre + (pts - centre) * [0.88, 0.88]
-            cv2.fillPoly(tex, [px(screen)], (18, 18, 20), cv2.LINE_AA, 4)
+            edge = centre + (pts - centre) * [0.97, 0.985]
+            lighter = tuple(min(255, int(v * 1.25 + 12)) for v in body)
+            cv2.polylines(tex, [px(edge)], True, lighter, max(1, round(0.8 * px_per_mm)),
+                          cv2.LINE_AA, 4)
+            if rng.random() < 0.6:  # face up: a dark glass screen with a soft reflection
+                screen = centre + (pts - centre) * [0.9, 0.93]
+                _glossy(tex, px(screen), (18, 18, 20), rng)
+            else:  # face down: the camera bump in a corner
+                bump = centre + ux * (-hw + 20) + uy * (-hh + 28)
+                for d in (-7, 7):
+                    c = px((bump + uy * d)[None])[0]
+                    cv2.circle(tex, tuple(int(v) for v in c), round(5.5 * px_per_mm * 16),
+                               (20, 20, 22), -1, cv2.LINE_AA, 4)
         elif kind == "paper":
             cv2.fillPoly(tex, [px(pts)], (236, 240, 242), cv2.LINE_AA, 4)
-            for k in range(int(rng.integers(6, 20))):  # lines of "text"
-                y = -90 + k * 9
-                x0 = -60.0
-                x1 = x0 + float(rng.uniform(40, 120))
-                seg = np.stack([centre + ux * x0 + uy * y, centre + ux * x1 + uy * y])
-                cv2.polylines(tex, [px(seg)], False, (120, 120, 120),
-                              max(1, round(1.5 * px_per_mm)), cv2.LINE_AA, 4)
+            ink = (95, 95, 100) if rng.random() < 0.8 else (140, 80, 40)
+            thick = max(1, round(1.4 * px_per_mm))
+            y = -hh + 18.0
+            while y < hh - 18:  # lines of words, paragraphs now and then
+                x, end_x = -hw + 14.0, hw - 14 - float(rng.uniform(0, 40) if rng.random() < 0.2
+                                                       else rng.uniform(0, 6))
+                while x < end_x:
+                    x1 = min(end_x, x + float(rng.uniform(3, 14)))
+                    seg = np.stack([centre + ux * x + uy * y, centre + ux * x1 + uy * y])
+                    cv2.polylines(tex, [px(seg)], False, ink, thick, cv2.LINE_AA, 4)
+                    x = x1 + 2.2
+                y += 6.0 + (6.0 if rng.random() < 0.12 else 0.0)
         elif kind == "cup":
             cv2.fillPoly(tex, [px(pts)], (225, 228, 232), cv2.LINE_AA, 4)
-            inner = centre + (pts - centre) * 0.8
+            handle = np.stack([centre + ux * (hw - 4) - uy * 9, centre + ux * (hw + 14) - uy * 9,
+                               centre + ux * (hw + 14) + uy * 9, centre + ux * (hw - 4) + uy * 9])
+            cv2.fillPoly(tex, [px(handle)], (205, 208, 212), cv2.LINE_AA, 4)
+            inner = centre + (pts - centre) * 0.86
+            cv2.fillPoly(tex, [px(inner)], (170, 174, 180), cv2.LINE_AA, 4)  # the inner wall
             liquid = tuple(int(v) for v in rng.choice([(25, 45, 70), (30, 60, 110),
                                                        (200, 210, 215)]))
-            cv2.fillPoly(tex, [px(inner)], liquid, cv2.LINE_AA, 4)
+            surface = centre + (pts - centre) * 0.78 + ux * 2 + uy * 2
+            cv2.fillPoly(tex, [px(surface)], liquid, cv2.LINE_AA, 4)
+            cv2.polylines(tex, [px(centre + (pts - centre) * 0.93)], True, (248, 250, 252),
+                          max(1, round(1.2 * px_per_mm)), cv2.LINE_AA, 4)  # the rim
         else:  # pen
             col = tuple(int(v) for v in rng.choice([(150, 60, 20), (20, 20, 160), (30, 30, 30),
                                                     (40, 150, 40)]))
