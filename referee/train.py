@@ -68,6 +68,8 @@ class DataConfig:
     holdout_deck: str = "feliksh"
     procedural_max: int = 400
     index_visible: float = 0.6
+    tile: int = 0  # > 0: train on square tiles of this side cut from each frame at full scale
+    tiles_per_image: int = 2
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class ExportConfig:
+    imgsz: int = 960  # the long side a whole photo is run at (the ONNX metadata says so)
     opset: int = 17
     dynamic: bool = True
 
@@ -168,11 +171,16 @@ def parse_config(raw: object, where: str = "config") -> TrainConfig:
         (all(s % 2 == 0 and s >= 64 for s in cfg.data.size), "data.size", "sides must be even and >= 64"),
         (0 < cfg.data.index_visible <= 1, "data.index_visible", "must lie in (0, 1]"),
         (cfg.data.procedural_max >= 1, "data.procedural_max", "must be >= 1"),
+        (cfg.data.tile == 0 or 64 <= cfg.data.tile <= min(cfg.data.size), "data.tile",
+         "must be 0 (whole frames) or a side between 64 and the frame's short side"),
+        (cfg.data.tiles_per_image >= 1, "data.tiles_per_image", "must be >= 1"),
         (cfg.model.arch.endswith(".yaml"), "model.arch",
          "must be a model definition (yolo11n.yaml): .pt names download pretrained weights"),
         (cfg.model.imgsz >= 64 and cfg.model.imgsz % 32 == 0, "model.imgsz",
          "must be a multiple of 32, >= 64"),
         (cfg.model.epochs >= 1, "model.epochs", "must be >= 1"),
+        (cfg.export.imgsz >= 64 and cfg.export.imgsz % 32 == 0, "export.imgsz",
+         "must be a multiple of 32, >= 64"),
         (cfg.model.batch >= 1, "model.batch", "must be >= 1"),
         (cfg.model.workers >= 0, "model.workers", "must be >= 0"),
         (cfg.model.device == "auto" or cfg.model.device == "cpu" or cfg.model.device.startswith("cuda")
@@ -294,6 +302,28 @@ def frame_labels(truth: Any, size: tuple[int, int], index_visible: float
     return out
 
 
+#: A box cut by a tile's edge is kept when this much of it is inside: whole cards and hands,
+#: and corner indices (an index cut in half may no longer show its suit).
+KEEP_WHOLE, KEEP_INDEX = 0.5, 0.9
+
+
+def tile_labels(labels: list[tuple[int, float, float, float, float]], size: tuple[int, int],
+                tile: tuple[int, int, int]) -> list[tuple[int, float, float, float, float]]:
+    """Frame labels (normalised to ``size``) for the square tile ``(x, y, side)`` of the frame."""
+    w, h = size
+    x0, y0, side = tile
+    out = []
+    for cls, cx, cy, bw, bh in labels:
+        a = np.array([(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
+        b = np.clip(a - [x0, y0, x0, y0], 0, side)
+        kept = max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1]) / max((a[2] - a[0]) * (a[3] - a[1]), 1e-9)
+        if kept < (KEEP_INDEX if cls < CARD else KEEP_WHOLE) or min(b[2] - b[0], b[3] - b[1]) < MIN_BOX_PX:
+            continue
+        out.append((cls, (b[0] + b[2]) / 2 / side, (b[1] + b[3]) / 2 / side, (b[2] - b[0]) / side,
+                    (b[3] - b[1]) / side))
+    return out
+
+
 # ---------------------------------------------------------------------------- rendering
 
 
@@ -309,16 +339,17 @@ def _deck_for(deck: str, seed: int, group: int, data: DataConfig, holdout: bool)
     return deck
 
 
-def render_frames(seed: int, count: int, data: DataConfig, holdout: bool = False
-                  ) -> Iterator[tuple[np.ndarray, Any, str]]:
-    """``count`` rendered frames (BGR image, FrameTruth, deck spec) from ``seed``."""
+def render_frames(seed: int, count: int, data: DataConfig, holdout: bool = False,
+                  groups: range | None = None) -> Iterator[tuple[np.ndarray, Any, str]]:
+    """``count`` rendered frames (BGR image, FrameTruth, deck spec) from ``seed``; with
+    ``groups``, only the frames of those groups of :data:`~referee.sim.dataset.GROUP` (frame
+    ``i`` is frame ``i % GROUP`` of group ``i // GROUP`` either way)."""
     from referee.sim.dataset import GROUP, group_scenes
     from referee.sim.decks import get_deck
     from referee.sim.render import Renderer
 
     renderers: dict[str, Renderer] = {}
-    done = 0
-    for group in range((count + GROUP - 1) // GROUP):
+    for group in groups if groups is not None else range((count + GROUP - 1) // GROUP):
         deck, scenes = group_scenes(seed, group, data.size)
         deck = _deck_for(deck, seed, group, data, holdout)
         renderer = renderers.get(deck)
@@ -326,19 +357,65 @@ def render_frames(seed: int, count: int, data: DataConfig, holdout: bool = False
             if len(renderers) > 8:
                 renderers.clear()
             renderer = renderers[deck] = Renderer(get_deck(deck))
-        for scene in scenes:
-            if done >= count:
+        for k, scene in enumerate(scenes):
+            if group * GROUP + k >= count:
                 return
             image, truth = renderer.render(scene)
             yield image, truth, deck
-            done += 1
 
 
-def write_dataset(cfg: TrainConfig, out: str | Path,
-                  progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def _parts(i: int, image: np.ndarray, labels: list[tuple[int, float, float, float, float]], cfg: TrainConfig
+           ) -> Iterator[tuple[str, np.ndarray, list[tuple[int, float, float, float, float]]]]:
+    """The frame itself, or its tiles (random places fixed by the seed and frame number)."""
+    side = cfg.data.tile
+    if not side:
+        yield f"{i:06d}", image, labels
+        return
+    h, w = image.shape[:2]
+    rng = np.random.default_rng([cfg.seed, i, 5])
+    for t in range(cfg.data.tiles_per_image):
+        x, y = int(rng.integers(0, w - side + 1)), int(rng.integers(0, h - side + 1))
+        yield f"{i:06d}-{t}", image[y:y + side, x:x + side], tile_labels(labels, (w, h), (x, y, side))
+
+
+CHUNK = 4  # groups of frames per rendering job
+
+
+def _write_groups(cfg: TrainConfig, out: str, groups: range, val: set[int]
+                  ) -> tuple[dict[str, int], dict[str, int], int]:
+    """Render and write the frames of ``groups``; per-class and per-deck counts, frames."""
+    from referee.sim.dataset import GROUP
+
+    per_class: dict[str, int] = {}
+    decks: dict[str, int] = {}
+    root = Path(out)
+    n = 0
+    frames = render_frames(cfg.seed, cfg.data.images, cfg.data, groups=groups)
+    for k, (image, truth, deck) in enumerate(frames):
+        i = groups.start * GROUP + k
+        split = "val" if i in val else "train"
+        labels = frame_labels(truth, cfg.data.size, cfg.data.index_visible)
+        for name, part, part_labels in _parts(i, image, labels, cfg):
+            ok, jpg = cv2.imencode(".jpg", part, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+            if not ok:  # pragma: no cover - OpenCV encodes any uint8 image
+                raise RuntimeError("JPEG encoding failed")
+            (root / "images" / split / f"{name}.jpg").write_bytes(jpg.tobytes())
+            (root / "labels" / split / f"{name}.txt").write_text(
+                "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in part_labels),
+                encoding="ascii")
+            for c, *_ in part_labels:
+                per_class[CLASSES[c]] = per_class.get(CLASSES[c], 0) + 1
+        decks[deck] = decks.get(deck, 0) + 1
+        n += 1
+    return per_class, decks, n
+
+
+def write_dataset(cfg: TrainConfig, out: str | Path, progress: Callable[[int, int], None] | None = None,
+                  workers: int = 1) -> dict[str, Any]:
     """Render the training set of ``cfg`` into ``out`` (YOLO layout, ``data.yaml`` with an
-    absolute ``path``); returns what ``dataset.json`` records. Skipped when ``out`` already
-    holds the dataset of the same config."""
+    absolute ``path``), in ``workers`` processes; returns what ``dataset.json`` records.
+    Skipped when ``out`` already holds the dataset of the same config. The files do not
+    depend on ``workers``: every frame comes from the seed and its own number."""
     out = Path(out).resolve()
     key = json.loads(json.dumps({"seed": cfg.seed, "data": asdict(cfg.data), "classes": list(CLASSES)}))
     stamp = out / "dataset.json"
@@ -357,26 +434,42 @@ def write_dataset(cfg: TrainConfig, out: str | Path,
     per_class = dict.fromkeys(CLASSES, 0)
     decks: dict[str, int] = {}
     t0 = time.perf_counter()
-    for i, (image, truth, deck) in enumerate(render_frames(cfg.seed, count, cfg.data)):
-        split = "val" if i in val else "train"
-        ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-        if not ok:  # pragma: no cover - OpenCV encodes any uint8 image
-            raise RuntimeError("JPEG encoding failed")
-        (out / "images" / split / f"{i:06d}.jpg").write_bytes(jpg.tobytes())
-        labels = frame_labels(truth, cfg.data.size, cfg.data.index_visible)
-        (out / "labels" / split / f"{i:06d}.txt").write_text(
-            "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in labels), encoding="ascii")
-        for c, *_ in labels:
-            per_class[CLASSES[c]] += 1
-        decks[deck] = decks.get(deck, 0) + 1
-        if progress is not None:
-            progress(i + 1, count)
+    from referee.sim.dataset import GROUP
+
+    n_groups = (count + GROUP - 1) // GROUP
+    jobs = [(cfg, str(out), range(g, min(g + CHUNK, n_groups)), val) for g in range(0, n_groups, CHUNK)]
+    done = 0
+    if workers > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(_write_groups, *job) for job in jobs]
+            results = []
+            for future in as_completed(futures):
+                results.append(future.result())
+                done += results[-1][2]
+                if progress is not None:
+                    progress(done, count)
+    else:
+        results = []
+        for job in jobs:
+            results.append(_write_groups(*job))
+            done += results[-1][2]
+            if progress is not None:
+                progress(done, count)
+    for counts, deck_counts, _n in results:
+        for name, n in counts.items():
+            per_class[name] += n
+        for deck, n in deck_counts.items():
+            decks[deck] = decks.get(deck, 0) + n
     seconds = time.perf_counter() - t0
     (out / "data.yaml").write_text(yaml.safe_dump(
         {"path": str(out), "train": "images/train", "val": "images/val", "nc": len(CLASSES),
          "names": dict(enumerate(CLASSES))}, sort_keys=False), encoding="utf-8")
-    summary = {"key": key, "images": count, "val": n_val, "render_s": round(seconds, 1),
-               "per_class": per_class, "decks": dict(sorted(decks.items()))}
+    parts = cfg.data.tiles_per_image if cfg.data.tile else 1
+    summary = {"key": key, "images": count * parts, "val": n_val * parts, "frames": count,
+               "render_s": round(seconds, 1), "per_class": per_class, "decks": dict(sorted(decks.items()))}
     stamp.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     log.info("dataset: %d frames in %.0f s into %s", count, seconds, out)
     return summary
@@ -405,7 +498,22 @@ def offline_environment(cache: str | Path) -> None:
         Path(os.environ[var]).mkdir(parents=True, exist_ok=True)
 
 
+def check_extra() -> None:
+    """MissingPrerequisite unless torch and ultralytics can be imported (without importing them)."""
+    import importlib.util
+
+    for name in ("torch", "ultralytics"):
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ValueError:  # in sys.modules as None: imports of it fail
+            found = False
+        if not found:
+            raise MissingPrerequisite(
+                f"training needs torch and ultralytics ({name} is missing): {TRAIN_EXTRA}")
+
+
 def _import_ultralytics() -> Any:
+    check_extra()
     try:
         import torch  # noqa: F401
         import ultralytics
@@ -435,14 +543,18 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
     ``threads``: torch threads on a CPU (default: every core this process may use)."""
     work, out = Path(work).resolve(), Path(out).resolve()
     offline_environment(os.environ.get("SPIT_REFEREE_CACHE", work / "cache"))
-    _import_ultralytics()
+    check_extra()  # before hours of rendering
+    cores = threads or _cores()
+    t0 = time.perf_counter()
+    dataset = write_dataset(cfg, work / "dataset", progress, workers=cores)
+    t_data = time.perf_counter() - t0
+    _import_ultralytics()  # after the rendering processes: they start without torch
     import torch
     from ultralytics import YOLO
     from ultralytics.engine import trainer as trainer_module
     from ultralytics.utils import torch_utils
 
     device = pick_device(cfg.model.device)
-    cores = threads or _cores()
     # ultralytics leaves one core idle (NUM_THREADS = cores - 1) and resets torch to it when it
     # picks the device: on a 2-core machine that halves the speed
     torch.set_num_threads(cores)
@@ -450,9 +562,6 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
     # its AMP self-check loads pretrained yolo26n.pt, which cannot be downloaded here; mixed
     # precision on a CUDA GPU is ultralytics' default and safe for this model
     trainer_module.check_amp = lambda model: True  # type: ignore[attr-defined]
-    t0 = time.perf_counter()
-    dataset = write_dataset(cfg, work / "dataset", progress)
-    t_data = time.perf_counter() - t0
     model = YOLO(cfg.model.arch, task="detect")
     runs = work / "runs"
     t1 = time.perf_counter()
@@ -469,7 +578,7 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
                          project=str(runs), name=f"{cfg.name}-val", exist_ok=True)
     metrics = {k.replace("metrics/", "").replace("(B)", ""): round(float(v), 5)
                for k, v in val.results_dict.items()}
-    exported = Path(best_model.export(format="onnx", imgsz=cfg.model.imgsz, dynamic=cfg.export.dynamic,
+    exported = Path(best_model.export(format="onnx", imgsz=cfg.export.imgsz, dynamic=cfg.export.dynamic,
                                       opset=cfg.export.opset, simplify=False, device="cpu"))
     out.mkdir(parents=True, exist_ok=True)
     onnx_path, pt_path = out / f"{cfg.name}.onnx", out / f"{cfg.name}.pt"

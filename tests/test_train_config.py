@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 import pytest
 import yaml
@@ -23,6 +24,7 @@ from referee.train import (
     load_config,
     parse_config,
     render_frames,
+    tile_labels,
     write_dataset,
 )
 from referee.vision.recognize import BACK, CARD, CODES, HAND
@@ -30,7 +32,7 @@ from referee.vision.recognize import BACK, CARD, CODES, HAND
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-@pytest.mark.parametrize("name", ["train.yaml", "smoke.yaml"])
+@pytest.mark.parametrize("name", ["train.yaml", "train-gpu.yaml", "smoke.yaml"])
 def test_the_committed_configs_load(name: str) -> None:
     cfg = load_config(MODELS / name)
     assert cfg.model.arch == "yolo11n.yaml" and cfg.data.holdout_deck == "feliksh"
@@ -165,3 +167,45 @@ def test_training_without_the_extra_says_how_to_install(monkeypatch: pytest.Monk
                     reason='needs the [train] extra: pip install -e ".[train]"')
 def test_with_the_extra_ultralytics_imports() -> None:
     assert _import_ultralytics().__version__
+
+
+def test_tiles_keep_whole_indices_and_most_of_a_card() -> None:
+    size = (1000, 500)
+    labels = [(CARD, 0.1, 0.2, 0.1, 0.2),  # x 50..150, y 50..150
+              (CODES.index("QH"), 0.06, 0.13, 0.02, 0.06),  # x 50..70, y 50..80
+              (CODES.index("7C"), 0.145, 0.27, 0.01, 0.06)]  # x 140..150: cut by the tile
+    got = tile_labels(labels, size, (0, 0, 145))
+    assert [c for c, *_ in got] == [CARD, CODES.index("QH")]
+    np.testing.assert_allclose(got[1][1:], [60 / 145, 65 / 145, 20 / 145, 30 / 145], atol=1e-6)
+    # too little of the card is inside; the 7C index is whole
+    assert [c for c, *_ in tile_labels(labels, size, (120, 0, 200))] == [CODES.index("7C")]
+
+
+def test_a_tiled_dataset_has_tiles_per_frame(tmp_path: Path) -> None:
+    cfg = parse_config({"seed": 0, "data": {"images": 16, "size": [320, 180], "val_fraction": 0.25,
+                                            "tile": 96, "tiles_per_image": 2}})
+    summary = write_dataset(cfg, tmp_path / "ds")
+    assert summary["images"] == 32 and summary["frames"] == 16 and summary["val"] == 8
+    tiles = sorted((tmp_path / "ds" / "images" / "train").glob("*.jpg"))
+    assert len(tiles) == 24 and tiles[0].name == "000000-0.jpg"
+    assert cv2.imread(str(tiles[0])).shape == (96, 96, 3)
+    with pytest.raises(InputError, match="data.tile"):
+        parse_config({"data": {"size": [320, 180], "tile": 200}})
+
+
+def test_rendering_in_processes_writes_the_same_files(tmp_path: Path) -> None:
+    # 2 jobs of 4 groups of 8 frames, the second one short
+    cfg = parse_config({"seed": 2, "data": {"images": 44, "size": [128, 72], "val_fraction": 0.25}})
+    one = write_dataset(cfg, tmp_path / "one", workers=1)
+    two = write_dataset(cfg, tmp_path / "two", workers=2)
+    assert one["per_class"] == two["per_class"] and one["decks"] == two["decks"]
+    for sub in ("labels/train", "labels/val", "images/train"):
+        names = sorted(p.name for p in (tmp_path / "one" / sub).iterdir())
+        assert names == sorted(p.name for p in (tmp_path / "two" / sub).iterdir()) and names
+        for name in names:
+            a, b = tmp_path / "one" / sub / name, tmp_path / "two" / sub / name
+            if sub.startswith("labels"):
+                assert a.read_bytes() == b.read_bytes()
+            else:  # pixels may differ by a rounding between processes (OpenCV), never more
+                diff = cv2.imread(str(a)).astype(int) - cv2.imread(str(b)).astype(int)
+                assert np.abs(diff).mean() < 0.5, name
