@@ -369,7 +369,8 @@ def _glare(layer: np.ndarray, light: Lighting, cam: Camera, margin: int, x0: int
            y0: int) -> np.ndarray:
     """Brighten a glossy card layer toward white where the lamp's reflection falls."""
     gu, gv, gr, gs = light.glare
-    cx, cy = margin + gu * cam.width, margin + gv * cam.height
+    cx, cy = _glare_centre(light, cam)
+    cx, cy = cx + margin, cy + margin
     r2 = max(gr * cam.width, 1.0) ** 2
     h, w = layer.shape[:2]
     yy = (np.arange(y0, y0 + h, dtype=np.float32) - cy)[:, None] ** 2
@@ -432,6 +433,26 @@ def _paper_relief(rng: np.random.Generator, scene: Scene, hom: np.ndarray,
         dist = np.sqrt((xx - c[0][0]) ** 2 + (yy - c[0][1]) ** 2) / max(r, 1.0)
         relief[y0:y1, x0:x1] += amount * np.clip(1 - dist, 0, 1) ** 2
     return relief
+
+
+@lru_cache(maxsize=64)
+def _glare_centre(light: Lighting, cam: Camera) -> tuple[float, float]:
+    """Image pixels (undistorted) of the lamp's reflection in the table plane: the lamp
+    stands ``lamp_height_mm`` above the mat centre's level in the light's direction, and the
+    camera sees its mirror image through the table; without a height, glare's u, v."""
+    gu, gv = light.glare[:2]
+    if light.lamp_height_mm <= 0:
+        return gu * cam.width, gv * cam.height
+    h = light.lamp_height_mm
+    az = math.radians(light.light_azimuth_deg)
+    el = math.radians(max(light.light_elevation_deg, 10))
+    reach = h / math.tan(el)
+    mirror = np.array([297.0 + math.cos(az) * reach, 210.0 + math.sin(az) * reach, h])
+    c = cam.position
+    s = -c[2] / (mirror[2] - c[2])
+    p = c + (mirror - c) * s
+    uv = cam.project_pinhole(p[None])[0]
+    return float(uv[0]), float(uv[1])
 
 
 @lru_cache(maxsize=4)

@@ -106,6 +106,8 @@ class Lighting:
     # (image fractions) of the lamp's reflection on glossy cards
     tint: float = 0.0  # white balance off along green (<0) to magenta (>0), as cameras err
     spot_warmth: float = 0.0  # the spot's own colour against the room light (>0 a warm lamp)
+    lamp_height_mm: float = 0.0  # > 0: the glare sits where the lamp (this high, in the light's
+    # direction) is mirrored by the table, so it agrees with the shadows; 0: at glare's u, v
 
 
 def blend_lighting(a: Lighting, b: Lighting, t: float) -> Lighting:
@@ -202,7 +204,8 @@ def random_lighting(rng: np.random.Generator) -> Lighting:
         shadow_strength=float(rng.uniform(0.25, 0.6)),
         glare=(float(rng.uniform(0.1, 0.9)), float(rng.uniform(0.1, 0.9)),
                float(rng.uniform(0.05, 0.2)), float(rng.choice([0.0, rng.uniform(0.15, 0.5)]))),
-        tint=float(rng.normal(0, 0.025)), spot_warmth=float(rng.normal(0.05, 0.08)))
+        tint=float(rng.normal(0, 0.025)), spot_warmth=float(rng.normal(0.05, 0.08)),
+        lamp_height_mm=float(rng.uniform(900, 2000)))
 
 
 def random_effects(rng: np.random.Generator) -> Effects:
