@@ -193,14 +193,14 @@ def feliksh_identity(path: Path) -> str | None:
 def evaluate_feliksh(rec: Recognizer, folder: Path) -> dict[str, Any]:
     """Each photograph as one zone crop of known identity."""
     files = [(p, feliksh_identity(p)) for p in sorted(folder.glob("cr*.jpg"))]
-    files = [(p, c) for p, c in files if c is not None]
-    if not files:
+    known = [(p, c) for p, c in files if c is not None]
+    if not known:
         raise InputError("no crN.jpg photographs here", str(folder))
-    zones = rec.recognize_zones([read_image(p) for p, _ in files])
-    right = sum(str(lab) == code for lab, (_, code) in zip(zones.label, files, strict=True))
-    ranks = sum(_rank(str(lab)) == _rank(code) for lab, (_, code) in zip(zones.label, files, strict=True))
-    return {"zones": len(files), "zones_right": right, "zone_accuracy": _ratio(right, len(files)),
-            "rank_accuracy": _ratio(ranks, len(files))}
+    zones = rec.recognize_zones([read_image(p) for p, _ in known])
+    right = sum(str(lab) == code for lab, (_, code) in zip(zones.label, known, strict=True))
+    ranks = sum(_rank(str(lab)) == _rank(code) for lab, (_, code) in zip(zones.label, known, strict=True))
+    return {"zones": len(known), "zones_right": right, "zone_accuracy": _ratio(right, len(known)),
+            "rank_accuracy": _ratio(ranks, len(known))}
 
 
 def _median_ms(run: Callable[[], object], repeats: int) -> float:

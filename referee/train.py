@@ -218,11 +218,12 @@ def load_config(path: str | Path) -> TrainConfig:
 def index_regions(quad: np.ndarray) -> list[np.ndarray]:
     """Image polygons (4x2) of a card's two corner indices (top-left and bottom-right of the
     printed face) from its quad (TL, TR, BR, BL)."""
-    src = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    src = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
     m = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
     regions = []
     for x0, y0 in ((0.0, 0.0), (1 - INDEX_W, 1 - INDEX_H)):
-        pts = np.float32([[x0, y0], [x0 + INDEX_W, y0], [x0 + INDEX_W, y0 + INDEX_H], [x0, y0 + INDEX_H]])
+        pts = np.array([[x0, y0], [x0 + INDEX_W, y0], [x0 + INDEX_W, y0 + INDEX_H], [x0, y0 + INDEX_H]],
+                       np.float32)
         regions.append(cv2.perspectiveTransform(pts[None], m)[0])
     return regions
 
@@ -570,7 +571,7 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
                 seed=cfg.seed, deterministic=True, pretrained=False, plots=False, amp=device != "cpu",
                 project=str(runs), name=cfg.name, exist_ok=True, verbose=False, **cfg.model.augment)
     t_train = time.perf_counter() - t1
-    trainer = model.trainer
+    trainer: Any = model.trainer
     best = Path(trainer.best if Path(trainer.best).is_file() else trainer.last)
     best_model = YOLO(str(best), task="detect")
     val = best_model.val(data=str(work / "dataset" / "data.yaml"), imgsz=cfg.model.imgsz,

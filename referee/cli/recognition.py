@@ -71,18 +71,25 @@ def detect(images: tuple[str, ...], as_json: bool, annotate: str | None, conf: f
 @click.option("--work", type=click.Path(file_okay=False), default=None,
               help="Dataset, runs and caches (default: .cache/train/NAME).")
 @click.option("--threads", type=click.IntRange(1, 256), default=None,
-              help="CPU threads for torch (default: every core).")
+              help="CPU threads for torch and rendering processes (default: every core).")
 def train(config: str, out: str | None, work: str | None, threads: int | None) -> None:
     """Render a dataset, train the card model from scratch, validate it, export ONNX.
 
     Needs the [train] extra (torch, ultralytics): pip install -e ".[train]".
     """
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
     from referee import train as training
 
     cfg = training.load_config(config)
     root = Path(__file__).resolve().parents[2]
-    result = training.train(cfg, out=out or root / "models",
-                            work=work or root / ".cache" / "train" / cfg.name, threads=threads)
+    with Progress(TextColumn("rendering"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  transient=True, console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("render", total=cfg.data.images)
+        result = training.train(cfg, out=out or root / "models",
+                                work=work or root / ".cache" / "train" / cfg.name, threads=threads,
+                                progress=lambda done, total: bar.update(task, completed=done))
     click.echo(f"model: {result.onnx} ({result.weights.name}); summary: {result.summary}")
     click.echo("validation: " + ", ".join(f"{k} {v:.3f}" for k, v in result.metrics.items()))
 

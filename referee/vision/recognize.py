@@ -191,9 +191,9 @@ def decode(output: np.ndarray, conf: float, iou: float, max_det: int = 300
     xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(np.float32)
     scores, class_id = scores[keep].astype(np.float32), class_id[keep].astype(np.int64)
     xywh = np.stack([xyxy[:, 0], xyxy[:, 1], w, h], 1).astype(np.float32)
-    kept = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), _group(class_id).tolist(), conf, iou,
-                                   top_k=max_det)
-    kept = np.asarray(kept, np.int64).reshape(-1)
+    chosen = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), _group(class_id).tolist(), conf, iou,
+                                     top_k=max_det)
+    kept = np.asarray(chosen, np.int64).reshape(-1)
     kept = kept[np.argsort(-scores[kept], kind="stable")]
     return xyxy[kept], scores[kept], class_id[kept]
 
