@@ -256,7 +256,7 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
         0.15 * _tile(bank[1], skin.shape)
     rr = np.clip(redness, 0, 1)
     col = np.array(hand.skin, np.float32)
-    warm = col * np.array([0.84, 0.86, 1.06], np.float32)  # BGR: more red, less blue
+    warm = col * np.array([0.92, 0.85, 1.05], np.float32)  # BGR: pinker, less green
     # light scattered under the skin: its shade keeps more red than blue (s ** a, about)
     sm1 = shade - 1
     lit = spec * (0.16 * 255) * (0.35 + 0.65 * body)
