@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 #: The corner index, as fractions of the printed face (width, height) from its top-left corner:
 #: generous enough for a tall index's suit symbol (the DESIGN hint), measured on the built-in
 #: and procedural decks. The same region is taken at the bottom-right corner (rotated index).
-INDEX_W, INDEX_H = 0.22, 0.32
+INDEX_W, INDEX_H = 0.24, 0.40
 MIN_VISIBLE = 0.35  # a whole card is labelled from this visible fraction (as the dataset export)
 MIN_BOX_PX = 6
 MASK_SCALE = 4  # visibility of an index is computed on a mask this many times smaller
