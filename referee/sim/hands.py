@@ -31,7 +31,8 @@ _FINGERS = [(-28, 62, 17), (-9, 76, 18), (10, 72, 18), (28, 58, 16)]
 
 
 def hand_shapes(hand: HandPose) -> tuple[Capsules, np.ndarray, np.ndarray]:
-    """Hand geometry in the world: finger and thumb capsules (two points, width in mm), the
+    """Hand geometry in the world: finger and thumb chains (joint points from the knuckle to
+    the tip, width at the base in mm), the
     palm polygon and the forearm polygon (tapering from the elbow to a narrow wrist), all as
     world points (z up is negative)."""
     s = hand.scale
@@ -45,17 +46,35 @@ def hand_shapes(hand: HandPose) -> tuple[Capsules, np.ndarray, np.ndarray]:
         xy = np.array([hand.x, hand.y]) + right * (u * mirror) + fwd * v
         return np.array([xy[0], xy[1], -(h0 + lift)])
 
+    # a relaxed hand curls its fingers a little at each joint, more when it hovers high
+    curl = math.radians(6 + 14 * min(1.0, max(0.0, (h0 - 8) / 60)))
+
+    def finger(u0: float, v0: float, lift0: float, angle: float, length: float,
+               drop: float, parts: tuple[float, ...], bend: float, turn: float) -> np.ndarray:
+        """Joint points from the knuckle to the tip: each phalanx pitched ``bend`` further
+        down and turned ``turn`` further across than the one before it."""
+        pitch = math.atan2(drop, length)
+        pts = [w(u0 * s, v0 * s, lift0)]
+        u, v, lift = u0, v0, lift0
+        for i, part in enumerate(parts):
+            seg = length * part / math.cos(pitch)
+            ang = angle + turn * i
+            ph = pitch + bend * i
+            u += math.sin(ang) * math.cos(ph) * seg
+            v += math.cos(ang) * math.cos(ph) * seg
+            lift = max(lift - math.sin(ph) * seg, 0.4 - h0)
+            pts.append(w(u * s, v * s, lift))
+        return np.stack(pts)
+
     fingers = []
     for k, (u, length, width) in enumerate(_FINGERS):
         spread = (k - 1.5) * 0.12 * hand.spread
-        base = w(u * s, 38 * s, 2)
-        tip = w((u + math.sin(spread) * length) * s, (38 + math.cos(spread) * length) * s,
-                -min(h0, 18))
-        fingers.append((np.stack([base, tip]), width * s))
+        chain = finger(u, 38, 2, spread, length, 2 + min(h0, 18), (0.45, 0.30, 0.25),
+                       curl, -(k - 1.5) * 0.035)
+        fingers.append((chain, width * s))
     ta = math.radians(-28 - 30 * hand.spread)
-    tb = w(-36 * s, -5 * s, 4)
-    tt = w((-36 + math.sin(ta) * 52) * s, (-5 + math.cos(ta) * 52) * s, -min(h0, 10))
-    fingers.append((np.stack([tb, tt]), 22 * s))
+    fingers.append((finger(-36, -5, 4, ta, 52, 4 + min(h0, 10), (0.55, 0.45), curl * 0.5,
+                           0.12), 22 * s))
     t = np.linspace(0, 2 * np.pi, 24, endpoint=False)
     palm = np.stack([w(42 * s * float(np.sign(np.cos(x))) * abs(np.cos(x)) ** 0.6,
                        48 * s * float(np.sign(np.sin(x))) * abs(np.sin(x)) ** 0.6, 3)
@@ -154,35 +173,38 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
         p = small(seg)
         th = max(2, round(width / f * px_per_mm(cam, k, seg[:, :2].mean(0),
                                                  float(-seg[:, 2].mean()))))
-        r0, r1 = th / 2, th / 2 * (0.86 if j < 4 else 0.9)
-        _capsule(skin, p[0], p[1], r0, r1)
-        segs.append((p[0], p[1], th))
-        d = p[1] - p[0]
-        length = float(np.hypot(*d))
-        if length < 2:
+        n_p = len(p) - 1
+        radii = [th / 2 * (1 - (0.14 if j < 4 else 0.1) * i / n_p) for i in range(n_p + 1)]
+        for i in range(n_p):
+            _capsule(skin, p[i], p[i + 1], radii[i], radii[i + 1])
+        segs.append((p[-2], p[-1], th))
+        d = p[-1] - p[0]
+        if float(np.hypot(*d)) < 2:
             continue
-        u = d / length
-        nrm = np.array([-u[1], u[0]])
         # shade the finger in its own small box
         sigma = max(1.0, th / 4)
         r = th + int(3 * sigma) + 2
-        bx0, by0 = max(0, int(min(p[0][0], p[1][0])) - r), max(0, int(min(p[0][1], p[1][1])) - r)
-        bx1, by1 = min(sw, int(max(p[0][0], p[1][0])) + r), min(sh, int(max(p[0][1], p[1][1])) + r)
+        bx0, by0 = max(0, int(p[:, 0].min()) - r), max(0, int(p[:, 1].min()) - r)
+        bx1, by1 = min(sw, int(p[:, 0].max()) + r), min(sh, int(p[:, 1].max()) + r)
         if bx0 >= bx1 or by0 >= by1:
             continue
         b0 = np.array([bx0, by0])
         one = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
-        _capsule(one, p[0] - b0, p[1] - b0, r0, r1)
+        for i in range(n_p):
+            _capsule(one, p[i] - b0, p[i + 1] - b0, radii[i], radii[i + 1])
         fb = cv2.GaussianBlur(one, (0, 0), sigma).astype(np.float32) * (1.9 / 255)
         sub_fb = finger_body[by0:by1, bx0:bx1]
         np.maximum(sub_fb, fb, out=sub_fb)
         # joints: knuckle bumps and redness, creases across the finger
-        # (fraction along, bump, redness, creases): the knuckle, the middle and end joints
-        joints = ([(0.0, 0.035, 0.0, 0), (0.45, 0.03, 0.15, 2), (0.74, 0.02, 0.12, 1)] if j < 4
-                  else [(0.55, 0.03, 0.12, 1)])
-        for fr, bump_j, red_j, n_crease in joints:
-            c = p[0] + d * fr
-            rad = max(1, round(th * (0.42 if fr == 0 else 0.3)))
+        # (joint, bump, redness, creases): the knuckle, the middle and end joints
+        joints = ([(0, 0.035, 0.0, 0), (1, 0.03, 0.15, 2), (2, 0.02, 0.12, 1)] if j < 4
+                  else [(1, 0.03, 0.12, 1)])
+        for jn, bump_j, red_j, n_crease in joints:
+            c = p[jn]
+            seg_d = p[min(jn + 1, n_p)] - p[max(jn - 1, 0)]
+            u = seg_d / max(float(np.hypot(*seg_d)), 1e-6)
+            nrm = np.array([-u[1], u[0]])
+            rad = max(1, round(th * (0.42 if jn == 0 else 0.3)))
             ci = tuple(np.round(c * 8).astype(int))
             cv2.circle(detail, ci, rad * 8, bump_j, -1, cv2.LINE_AA, 3)
             if red_j:
@@ -193,7 +215,9 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
                 cv2.line(crease, tuple(np.round((cc - half) * 8).astype(int)),
                          tuple(np.round((cc + half) * 8).astype(int)), 1.0, 1,
                          cv2.LINE_AA, 3)
-        tip = p[1] - u * th * 0.15
+        last = p[-1] - p[-2]
+        u = last / max(float(np.hypot(*last)), 1e-6)
+        tip = p[-1] - u * th * 0.15
         cv2.circle(red, tuple(np.round(tip * 8).astype(int)), max(1, round(th * 0.5)) * 8,
                    0.6, -1, cv2.LINE_AA, 3)
         if j < 4:  # a tendon from the knuckle toward the wrist
@@ -324,8 +348,7 @@ def draw_hand_shadow(canvas: np.ndarray, cam: Camera, k: np.ndarray, hand: HandP
     for seg, width in fingers:
         p = (drop(seg) - off) / f
         th = max(1, round(width / f * px_per_mm(cam, k, seg[:, :2].mean(0))))
-        cv2.line(mask, tuple(np.round(p[0]).astype(int)), tuple(np.round(p[1]).astype(int)),
-                 1.0, th, cv2.LINE_AA)
+        cv2.polylines(mask, [np.round(p * 16).astype(np.int32)], False, 1.0, th, cv2.LINE_AA, 4)
     mask = cv2.GaussianBlur(mask, (0, 0), max(0.5, sigma / f))
     mask = cv2.resize(mask, (mask.shape[1] * f, mask.shape[0] * f),
                       interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
