@@ -222,14 +222,14 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
                    0.6, -1, cv2.LINE_AA, 3)
         if j < 4:  # a tendon from the knuckle toward the wrist
             cv2.line(detail, tuple(np.round(p[0] * 8).astype(int)),
-                     tuple(np.round((p[0] + (wrist - p[0]) * 0.5) * 8).astype(int)), 0.02,
+                     tuple(np.round((p[0] + (wrist - p[0]) * 0.5) * 8).astype(int)), 0.01,
                      max(1, round(th * 0.18)), cv2.LINE_AA, 3)
     palm_mask = np.zeros_like(skin)
     poly(palm_mask, palm)
     poly(palm_mask, arm)
     poly(cloth, sleeve)
-    skin = cv2.subtract(skin, cloth)
     union = cv2.max(skin, cloth)
+    skin = cv2.subtract(union, cloth)  # skin is the rest, so no seam shows at the cuff
     # folds in the sleeve: bands across the forearm's axis, bent by noise
     elbow = small(((arm[len(_ARM)] + arm[len(_ARM) + 1]) / 2)[None])[0]
     axis = elbow - wrist
@@ -261,12 +261,12 @@ def draw_hand(canvas: np.ndarray, ids: np.ndarray, id_scale: int, cam: Camera,
     az = math.radians(light.light_azimuth_deg)
     el = math.radians(light.light_elevation_deg)
     lx, ly, lz = math.cos(az) * math.cos(el), math.sin(az) * math.cos(el), math.sin(el)
-    bump = 2.5
+    bump = 1.8
     gx *= bump
     gy *= bump
     inv = 1 / cv2.sqrt(1 + gx * gx + gy * gy)
     ndl = (lz - gx * lx - gy * ly) * inv  # normal . light
-    shade = (0.55 + 0.45 * body) * (0.5 + 0.55 * np.clip(ndl, 0, 1))
+    shade = (0.7 + 0.3 * body) * (0.6 + 0.45 * np.clip(ndl, 0, 1))
     shade *= _tile(bank[0], skin.shape)
     # a soft sheen: the lamp's reflection off skin (half vector toward a camera above)
     hz = lz + 1
@@ -350,6 +350,24 @@ def draw_hand_shadow(canvas: np.ndarray, cam: Camera, k: np.ndarray, hand: HandP
         th = max(1, round(width / f * px_per_mm(cam, k, seg[:, :2].mean(0))))
         cv2.polylines(mask, [np.round(p * 16).astype(np.int32)], False, 1.0, th, cv2.LINE_AA, 4)
     mask = cv2.GaussianBlur(mask, (0, 0), max(0.5, sigma / f))
+    # contact: where a fingertip or the palm is within a few millimetres of the table, a
+    # small dark shadow right under it (little light reaches there from anywhere)
+    ppm = px_per_mm(cam, k, np.array([hand.x, hand.y]))
+    contact = np.zeros_like(mask)
+    for seg, width in fingers:
+        under = (cam.project_pinhole(table_points(seg[:, :2]), k) - off) / f
+        for q, z in zip(under, -seg[:, 2], strict=True):
+            v = math.exp(-max(float(z), 0.0) / 5.0)
+            if v > 0.05:
+                cv2.circle(contact, tuple(np.round(q * 16).astype(int)),
+                           max(1, round(width * 0.45 * ppm / f * 16)), v, -1, cv2.LINE_AA, 4)
+    if hand.height < 20:
+        under = (cam.project_pinhole(table_points(palm[:, :2]), k) - off) / f
+        cv2.fillPoly(contact, [np.round(under * 16).astype(np.int32)],
+                     0.8 * math.exp(-hand.height / 8.0), cv2.LINE_AA, 4)
+    if contact.any():
+        contact = cv2.GaussianBlur(contact, (0, 0), max(0.5, 2.5 * ppm / f))
+        mask = np.maximum(mask, contact)
     mask = cv2.resize(mask, (mask.shape[1] * f, mask.shape[0] * f),
                       interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
     strength = light.shadow_strength * float(np.clip(1.1 - hand.height / 250, 0.4, 1.0))
