@@ -239,19 +239,35 @@ class Game:
         empty = [i for i, s in enumerate(stock[: self.rules.slots], start=1) if s.size == 0]
         if not empty:
             return []
-        return [(i, empty[0]) for i, s in enumerate(stock, start=1) if s.top and s.size > 1]
+        return [(i, empty[0]) for i, s in enumerate(stock, start=1) if len(s.up) == 1 and s.down]
 
     def can_progress(self, player: Player) -> bool:
         """True when the player can still do something useful from their stock: turn a card,
-        uncover one by moving into an empty slot, or play (checked without listing them)."""
+        uncover one by moving into an empty slot (or, with V2, onto a card of the same rank),
+        or play (checked without listing them)."""
         stock = self.sides[player].stock
         if any(not s.up and s.down for s in stock):
             return True
         if any(s.size == 0 for s in stock[: self.rules.slots]) and any(
-                s.up and s.size > 1 for s in stock):
+                len(s.up) == 1 and s.down for s in stock):
+            return True
+        if self.stacking_moves(player):
             return True
         tops = [p.top for p in self.piles.values()]
         return any(self._fits(s.up[-1], top) for s in stock if s.up for top in tops)
+
+    def stacking_moves(self, player: Player) -> list[tuple[int, int]]:
+        """With V2, moves of a face-up top card lying on face-down cards onto another top card
+        of the same rank (uncovering a card), as (from, to); none without V2."""
+        if not self.rules.same_rank_stacking:
+            return []
+        stock = self.sides[player].stock
+        return [
+            (i, j)
+            for i, s in enumerate(stock, start=1) if len(s.up) == 1 and s.down
+            for j, t in enumerate(stock[: self.rules.slots], start=1)
+            if j != i and t.up and t.up[-1].rank is s.up[-1].rank
+        ]
 
     def is_blocked(self) -> bool:
         """True in play when neither player can play, turn or uncover a card (P9, E1 b)."""

@@ -279,7 +279,7 @@ class SelfPlay:
             self._queue(p, self._play_maker(p, choice.slot, choice.pile, choice.card, hand),
                         play=(choice.pile, choice.card))
             return
-        moves = game.exposing_moves(p)
+        moves = game.exposing_moves(p) or game.stacking_moves(p)
         if moves:
             src, dst = moves[0]
             card = side.stock[src - 1].top

@@ -463,3 +463,14 @@ def test_legal_plays_lists_every_allowed_play() -> None:
     plays = {(p.player, p.slot, p.pile, str(p.card)) for p in s.game.legal_plays()}
     assert plays == {(A, 1, 1, "6S"), (A, 2, 1, "4D"), (A, 3, 2, "8C")}
     assert s.game.legal_plays(B) == [] and not s.game.is_blocked()
+
+
+@covers("V2", "P9")
+def test_same_rank_stacking_that_uncovers_a_card_is_not_a_stalemate() -> None:
+    rules = RuleSet(same_rank_stacking=True)
+    s = Script(rules)
+    s.start(["KS", "KH", "QH", "QS", "2C"], B_TOPS)  # KH lies on a face-down card: V2 uncovers it
+    assert not s.game.is_blocked()
+    plain = Script()
+    plain.start(["KS", "KH", "QH", "QS", "2C"], B_TOPS)
+    assert plain.game.is_blocked()
