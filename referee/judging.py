@@ -25,6 +25,7 @@ class JudgedGame:
     calls: list[Call] = field(default_factory=list)
     recorded_verdicts: list[Verdict] = field(default_factory=list)
     errors: list[InconsistentEvent] = field(default_factory=list)
+    kinds: dict[int, str] = field(default_factory=dict)  # verdict.event -> the judged event's kind
     outcome: GameOutcome | None = None
     final_state: Game | None = None
 
@@ -80,6 +81,7 @@ def judge_records(records: Iterable[Record], line_numbers: list[int] | None = No
                 current.errors.append(exc)
                 continue
             current.verdicts.append(judgement.verdict)
+            current.kinds[judgement.verdict.event] = record.kind
             current.calls.extend(judgement.calls)
     if current is not None:
         yield _finish(current, game)

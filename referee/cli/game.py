@@ -61,12 +61,11 @@ def _verdict_table(game: JudgedGame, all_verdicts: bool) -> Table:
     calls_by_t: dict[float, list[Call]] = {}
     for c in game.calls:
         calls_by_t.setdefault(c.t, []).append(c)
-    events = {i: e for i, e in enumerate(game.events)}
     for v in game.verdicts:
         shown = all_verdicts or v.code is not None
         if shown:
             style = {"fault": "bold red", "warning": "yellow"}.get(v.outcome, "green")
-            kind = events[v.event].kind if v.event in events else "?"
+            kind = game.kinds.get(v.event, "?")
             label = v.code or "legal"
             table.add_row(f"{v.t:8.2f}", str(v.event), str(v.player), kind,
                           f"[{style}]{label}[/]", v.rule or "", v.message)
