@@ -21,3 +21,10 @@ def test_mypy_strict_on_rules_and_board() -> None:
     result = _run("mypy", "--strict", "--cache-dir", str(ROOT / ".cache" / "mypy"),
                   "referee/rules", "referee/board", "referee/cards.py", "referee/events.py")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_on_logs_and_selfplay() -> None:
+    result = _run("mypy", "--strict", "--follow-imports=silent", "--cache-dir", str(ROOT / ".cache" / "mypy"),
+                  "referee/selfplay", "referee/eventlog.py", "referee/judging.py", "referee/logcheck.py",
+                  "referee/cli/game.py")
+    assert result.returncode == 0, result.stdout + result.stderr

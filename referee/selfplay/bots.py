@@ -157,10 +157,10 @@ class SelfPlay:
             self.busy_until[player] = max(self.busy_until[player], event.t)
             if isinstance(event, Deal) and self.game.phase is Phase.ROUND_OVER:
                 self._collect_round()
-            pile_cards = [e.card for e in self.game.piles[event.pile].cards] \
-                if isinstance(event, TakePile) else []
+            taken = event.pile if isinstance(event, TakePile) else None
+            pile_cards = [e.card for e in self.game.piles[taken].cards] if taken else []
             judgement = self.game.apply(event)
-            if pile_cards and not self.game.piles[event.pile].cards:  # the pile was taken
+            if taken and pile_cards and not self.game.piles[taken].cards:  # the pile was taken
                 self.world.packet[event.player] += pile_cards
             self._after_apply(event, judgement.verdict.outcome != "legal")
             yield event
