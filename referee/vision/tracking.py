@@ -1,0 +1,310 @@
+"""Zone tracking: every zone of the mat followed frame by frame, and hands over the mat.
+
+:class:`ZoneTracker` takes a calibration and a stream of frames (BGR, with timestamps). Once,
+it precomputes one remap of the whole mat (plus a margin of table round it, where hands and
+forearms come in) at a modest ``px_per_mm``; each frame is then one ``cv2.remap`` and work on
+small arrays. Per zone and frame it says:
+
+- ``occupied``: a card lies there: the zone's printed label (its number, or "SPIT PILE 1")
+  no longer correlates with the printed mat (``render_mat``) at that place. Normalised
+  correlation does not care about light level or colour, which a blown-out camera loses.
+  It is taken when the zone is settled and held while something is over the zone;
+- ``covered``: a hand or a moving card is over it (a large, fast change against the zone's
+  last settled view, or a hand blob over the zone's centre);
+- ``settled``: the zone has been still for ``settle_frames`` frames; when a zone settles with
+  content that differs from its previous settled content, a :class:`ZoneChange` is emitted
+  (for recognition to look at: "zone pile1 changed and settled at frame 57").
+
+Hands: the difference between the frame and a settled background of the mat region (kept up to
+date where the picture has been still), as connected blobs that reach in from a side of the
+mat; each is attributed to player A (it enters from A's edge, large mat y) or B.
+
+No recognition here: what lies on top is only "a card" or "nothing" (docs/tracking.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from referee.errors import InputError
+from referee.players import Player
+from referee.vision.calibration import Calibration
+from referee.vision.mat import render_mat
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ZoneObservation:
+    """One zone in one frame."""
+
+    zone: str
+    occupied: bool
+    covered: bool
+    settled: bool
+    occupancy_score: float  # fraction of the zone's centre that differs from the printed mat
+    motion: float  # mean abs change against the last frame (grey levels)
+
+
+@dataclass(frozen=True)
+class ZoneChange:
+    """A settled zone whose content differs from its previous settled content."""
+
+    zone: str
+    frame: int
+    time: float
+    occupied: bool
+    was_occupied: bool
+    since_frame: int  # the frame where the change began (first unsettled frame)
+    difference: float  # mean abs difference between the two settled views
+
+
+@dataclass(frozen=True)
+class HandBlob:
+    """A hand or forearm (with whatever it carries) over the mat."""
+
+    player: Player
+    area_mm2: float
+    bbox_mm: tuple[float, float, float, float]  # x0, y0, x1, y1 in mat mm
+    tip_mm: tuple[float, float]  # the point furthest into the mat from the player's edge
+    zones: tuple[str, ...]  # zones whose centre it covers
+
+
+@dataclass(frozen=True)
+class TrackedFrame:
+    frame: int
+    time: float
+    zones: dict[str, ZoneObservation]
+    changes: tuple[ZoneChange, ...]
+    hands: tuple[HandBlob, ...]
+
+
+@dataclass
+class _ZoneState:
+    settled: bool = True
+    still: int = 0
+    reference: np.ndarray | None = None  # the last settled view (grey cells)
+    occupied: bool = False
+    since_frame: int = 0
+    history: list[bool] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TrackerSettings:
+    px_per_mm: float = 1.5
+    margin_mm: float = 40.0  # table round the mat that is watched for arms
+    cell_mm: float = 3.0  # hand mask and background resolution
+    settle_frames: int = 3  # still for this many frames = settled
+    still_level: float = 4.0  # mean abs frame-to-frame change (grey) under which a zone is still
+    change_level: float = 10.0  # mean abs difference between settled views that is a change
+    cover_level: float = 18.0  # mean abs difference to the settled view that means "something over it"
+    occupied_level: float = 0.25  # 1 - correlation of the zone's printed label with the view
+    occupied_level_text: float = 0.5  # the same for zones labelled with small text (piles, packets)
+    hand_diff: float = 30.0  # a background cell differs by this much: foreground
+    hand_min_mm2: float = 1500.0
+    background_still: int = 4  # frames a cell must be still to enter the background
+
+
+class ZoneTracker:
+    """Follows every zone of the mat and the hands over it; feed it frames in order."""
+
+    def __init__(self, calibration: Calibration, settings: TrackerSettings | None = None) -> None:
+        self.cal = calibration
+        self.s = settings or TrackerSettings()
+        s, m = self.s.px_per_mm, self.s.margin_mm
+        w_mm, h_mm = calibration.layout.size_mm
+        self._out_w = int(round((w_mm + 2 * m) * s))
+        self._out_h = int(round((h_mm + 2 * m) * s))
+        uu, vv = np.meshgrid(np.arange(self._out_w, dtype=np.float64),
+                             np.arange(self._out_h, dtype=np.float64))
+        grid = np.stack([(uu.ravel() + 0.5) / s - m, (vv.ravel() + 0.5) / s - m], axis=1)
+        img = calibration.mat_to_image(grid).astype(np.float32)
+        mx = img[:, 0].reshape(self._out_h, self._out_w)
+        my = img[:, 1].reshape(self._out_h, self._out_w)
+        iw, ih = calibration.image_size
+        self._valid = ((mx >= 0) & (mx <= iw - 1) & (my >= 0) & (my <= ih - 1))
+        self._map1, self._map2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        # the printed mat, in the same pixels
+        art = render_mat(calibration.layout, s)
+        pad = int(round(m * s))
+        art = cv2.copyMakeBorder(art, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+        self._art = cv2.resize(art, (self._out_w, self._out_h), interpolation=cv2.INTER_AREA)
+        self._art = self._art.astype(np.float32)
+        self._label: dict[str, tuple[slice, slice]] = {}
+        self._level = {z.id: self.s.occupied_level if ".stock" in z.id else self.s.occupied_level_text
+                       for z in calibration.layout.zones}
+        # zones and hands work on smaller pictures: "fine" (the view shrunk by 2, for zones)
+        # and "cells" (shrunk by `cell_mm`, for hands and the background)
+        self._fw, self._fh = self._out_w // 2, self._out_h // 2
+        sf = s * self._fw / self._out_w
+        self._sf = sf
+        self._art_grey_full = cv2.cvtColor(self._art, cv2.COLOR_BGR2GRAY)
+        self.zone_ids = [z.id for z in calibration.layout.zones]
+        self._slices: dict[str, tuple[slice, slice]] = {}
+        self._centre_px: dict[str, tuple[int, int]] = {}
+        cell = max(1, int(round(self.s.cell_mm * s)))
+        self._cell = cell
+        cell_mm = cell / s
+
+        def px(v: float) -> int:
+            return int(round((v + m) * sf))
+
+        for z in calibration.layout.zones:
+            poly = z.polygon()
+            x0, y0 = poly.min(axis=0)
+            x1, y1 = poly.max(axis=0)
+            self._slices[z.id] = (slice(px(y0), px(y1)), slice(px(x0), px(x1)))
+            cx, cy = z.center
+            lk = 14.0  # the zone's printed label (its number), round the centre
+            self._label[z.id] = (slice(int(round((cy - lk + m) * s)), int(round((cy + lk + m) * s))),
+                                 slice(int(round((cx - lk + m) * s)), int(round((cx + lk + m) * s))))
+            self._centre_px[z.id] = (int((cx + m) / cell_mm), int((cy + m) / cell_mm))
+        self._zones = {z: _ZoneState() for z in self.zone_ids}
+        self._frame_index = -1
+        self._prev_grey: np.ndarray | None = None
+        self._bg: np.ndarray | None = None
+        self._prev_cells: np.ndarray | None = None
+        self._still_cells: np.ndarray | None = None
+        cells_valid = cv2.resize(self._valid.astype(np.float32),
+                                 (self._out_w // cell, self._out_h // cell), interpolation=cv2.INTER_AREA)
+        self._cells_valid = cells_valid > 0.99
+        self._mat_y_cells = (np.arange(self._out_h // cell) + 0.5) * cell / s - m
+        self._mat_x_cells = (np.arange(self._out_w // cell) + 0.5) * cell / s - m
+        self.last_mask: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ per frame
+    def rectified(self, frame: np.ndarray) -> np.ndarray:
+        self._check(frame)
+        return cv2.remap(frame, self._map1, self._map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def _check(self, frame: np.ndarray) -> None:
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
+            shape = getattr(frame, "shape", type(frame).__name__)
+            raise InputError(f"expected a BGR frame (height, width, 3), got {shape}", "frame")
+        h, w = frame.shape[:2]
+        if (w, h) != tuple(self.cal.image_size):
+            cw, ch = self.cal.image_size
+            raise InputError(
+                f"frame size {w}x{h} differs from the calibration's image size {cw}x{ch}",
+                f"frame {self._frame_index + 1}",
+            )
+
+    def update(self, frame: np.ndarray, time: float) -> TrackedFrame:
+        view = self.rectified(frame)
+        self._frame_index += 1
+        idx = self._frame_index
+        fine = cv2.resize(view, (self._fw, self._fh), interpolation=cv2.INTER_AREA)
+        vgrey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+        hands, hand_mask = self._hands(fine)
+        finef = fine.astype(np.float32)
+        grey = cv2.cvtColor(finef, cv2.COLOR_BGR2GRAY)
+        prev = self._prev_grey
+        self._prev_grey = grey
+        obs: dict[str, ZoneObservation] = {}
+        changes: list[ZoneChange] = []
+        for zid in self.zone_ids:
+            st = self._zones[zid]
+            sl = self._slices[zid]
+            small = grey[sl]
+            motion = 0.0 if prev is None else float(np.mean(np.abs(small - prev[sl])))
+            score = self._occupancy(zid, vgrey)
+            occupied = score >= self._level[zid]
+            cx, cy = self._centre_px[zid]
+            hand_over = bool(hand_mask[min(cy, hand_mask.shape[0] - 1), min(cx, hand_mask.shape[1] - 1)])
+            if st.reference is None:
+                st.reference, st.occupied, st.settled = small, occupied, True
+            diff_ref = float(np.mean(np.abs(small - st.reference)))
+            if motion < self.s.still_level and not hand_over:
+                st.still += 1
+            else:
+                st.still = 0
+            if st.settled:
+                if st.still == 0 and (diff_ref > self.s.change_level or hand_over):
+                    st.settled = False
+                    st.since_frame = idx
+                else:
+                    st.reference = 0.9 * st.reference + 0.1 * small  # follow slow light changes
+                    if st.still >= self.s.settle_frames:
+                        st.occupied = occupied
+            elif st.still >= self.s.settle_frames:
+                st.settled = True
+                if diff_ref > self.s.change_level or occupied != st.occupied:
+                    changes.append(ZoneChange(zid, idx, float(time), occupied, st.occupied,
+                                              st.since_frame, diff_ref))
+                st.reference, st.occupied = small, occupied
+            covered = hand_over or (not st.settled and diff_ref > self.s.cover_level)
+            # occupancy is only trusted when the zone is settled: between, the last settled answer
+            obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion)
+        return TrackedFrame(idx, float(time), obs, tuple(changes), tuple(hands))
+
+    def _occupancy(self, zid: str, vgrey: np.ndarray) -> float:
+        """How unlike the printed mat the zone's middle is: 1 - the normalised correlation of
+        the printed label (the zone's number) with what the camera sees there. An empty zone
+        shows its label (near 0); a card hides it (near 1). Independent of light level and
+        colour, which a blown-out camera loses."""
+        sl = self._label[zid]
+        a = vgrey[sl].astype(np.float32)
+        b = self._art_grey_full[sl]
+        ncc = float(cv2.matchTemplate(a, b, cv2.TM_CCOEFF_NORMED)[0, 0])
+        return 1.0 - ncc
+
+    def _hands(self, fine: np.ndarray) -> tuple[list[HandBlob], np.ndarray]:
+        c = self._cell
+        hh, ww = self._out_h // c, self._out_w // c
+        cells = cv2.resize(fine, (ww, hh), interpolation=cv2.INTER_AREA).astype(np.int16)
+        if self._bg is None:
+            self._bg = cells.copy()
+            self._prev_cells = cells
+            self._still_cells = np.zeros((hh, ww), np.int16)
+            mask = np.zeros((hh, ww), np.uint8)
+            self.last_mask = mask
+            return [], mask
+        assert self._prev_cells is not None and self._still_cells is not None
+        step = np.abs(cells - self._prev_cells).max(axis=2)
+        self._prev_cells = cells
+        still = step < 8
+        self._still_cells = np.where(still, np.minimum(self._still_cells + 1, 1000), 0).astype(np.int16)
+        diff = np.abs(cells - self._bg).max(axis=2)
+        fg = (diff > self.s.hand_diff) & self._cells_valid
+        mask = fg.astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        s, m = self.s.px_per_mm, self.s.margin_mm
+        cell_mm = c / s
+        w_mm, h_mm = self.cal.layout.size_mm
+        hands: list[HandBlob] = []
+        keep = np.zeros_like(mask)
+        for i in range(1, n):
+            x, y, bw, bh, area = (int(v) for v in stats[i])
+            area_mm2 = area * cell_mm * cell_mm
+            if area_mm2 < self.s.hand_min_mm2:
+                continue
+            y0_mm = y * cell_mm - m
+            y1_mm = (y + bh) * cell_mm - m
+            x0_mm = x * cell_mm - m
+            x1_mm = (x + bw) * cell_mm - m
+            from_bottom = y1_mm >= h_mm - 5.0
+            from_top = y0_mm <= 5.0
+            if not (from_bottom or from_top):
+                continue  # a blob that does not reach in from a side: a card moved by the light,
+                # or a change that the background has not absorbed yet
+            blob = labels == i
+            ys, xs = np.nonzero(blob)
+            if from_bottom and from_top:
+                from_bottom = float(np.mean(ys)) * cell_mm - m > h_mm / 2
+            player = Player.A if from_bottom else Player.B
+            j = int(np.argmin(ys)) if player is Player.A else int(np.argmax(ys))
+            tip = (float(self._mat_x_cells[xs[j]]), float(self._mat_y_cells[ys[j]]))
+            keep[blob] = 1
+            covered = tuple(z for z in self.zone_ids
+                            if blob[min(self._centre_px[z][1], hh - 1), min(self._centre_px[z][0], ww - 1)])
+            hands.append(HandBlob(player, area_mm2, (x0_mm, y0_mm, x1_mm, y1_mm), tip, covered))
+        # the background follows cells that have been still a while and are not under a hand
+        upd = (self._still_cells >= self.s.background_still) & (keep == 0)
+        self._bg[upd] = cells[upd]
+        self.last_mask = keep
+        return hands, keep
