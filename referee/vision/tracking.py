@@ -117,8 +117,11 @@ class ZoneTracker:
         self.s = settings or TrackerSettings()
         s, m = self.s.px_per_mm, self.s.margin_mm
         w_mm, h_mm = calibration.layout.size_mm
-        self._out_w = int(round((w_mm + 2 * m) * s))
-        self._out_h = int(round((h_mm + 2 * m) * s))
+        # the hand cells are an even number of view pixels and the view a whole number of
+        # cells, so that every shrink is by a whole factor (OpenCV's fast path)
+        cell = 2 * max(1, int(round(self.s.cell_mm * s / 2)))
+        self._out_w = -(-int(round((w_mm + 2 * m) * s)) // cell) * cell
+        self._out_h = -(-int(round((h_mm + 2 * m) * s)) // cell) * cell
         uu, vv = np.meshgrid(np.arange(self._out_w, dtype=np.float64),
                              np.arange(self._out_h, dtype=np.float64))
         grid = np.stack([(uu.ravel() + 0.5) / s - m, (vv.ravel() + 0.5) / s - m], axis=1)
@@ -131,8 +134,9 @@ class ZoneTracker:
         # the printed mat, in the same pixels
         art = render_mat(calibration.layout, s)
         pad = int(round(m * s))
-        art = cv2.copyMakeBorder(art, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(0, 0, 0))
-        self._art = cv2.resize(art, (self._out_w, self._out_h), interpolation=cv2.INTER_AREA)
+        art = cv2.copyMakeBorder(art, pad, pad + self._out_h, pad, pad + self._out_w,
+                                 cv2.BORDER_CONSTANT, value=(0, 0, 0))
+        self._art = art[: self._out_h, : self._out_w]
         self._art = self._art.astype(np.float32)
         self._label: dict[str, tuple[slice, slice]] = {}
         self._level = {z.id: self.s.occupied_level if ".stock" in z.id else self.s.occupied_level_text
@@ -146,7 +150,6 @@ class ZoneTracker:
         self.zone_ids = [z.id for z in calibration.layout.zones]
         self._slices: dict[str, tuple[slice, slice]] = {}
         self._centre_px: dict[str, tuple[int, int]] = {}
-        cell = max(1, int(round(self.s.cell_mm * s)))
         self._cell = cell
         cell_mm = cell / s
 
