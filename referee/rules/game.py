@@ -193,7 +193,8 @@ class Game:
             sizes[f"pile{n}"] = spit_pile.size
         return sizes
 
-    def _fits(self, card: Card, top: Card | None) -> bool:
+    def fits(self, card: Card, top: Card | None) -> bool:
+        """True when ``card`` may be played on a spit pile whose legal top is ``top`` (D2, V3)."""
         if top is None or not _ADJACENT[card.rank][top.rank]:
             return False
         return not (self.rules.alternating_colours and card.colour is top.colour)
@@ -222,7 +223,7 @@ class Game:
             for slot, stock in enumerate(self.sides[p].stock, start=1)
             if stock.up
             for n, top in tops
-            if self._fits(stock.up[-1], top)
+            if self.fits(stock.up[-1], top)
         )
 
     def turnable_slots(self, player: Player) -> list[int]:
@@ -245,16 +246,10 @@ class Game:
         """True when the player can still do something useful from their stock: turn a card,
         uncover one by moving into an empty slot (or, with V2, onto a card of the same rank),
         or play (checked without listing them)."""
-        stock = self.sides[player].stock
-        if any(not s.up and s.down for s in stock):
-            return True
-        if any(s.size == 0 for s in stock[: self.rules.slots]) and any(
-                len(s.up) == 1 and s.down for s in stock):
-            return True
-        if self.stacking_moves(player):
+        if self.turnable_slots(player) or self.exposing_moves(player) or self.stacking_moves(player):
             return True
         tops = [p.top for p in self.piles.values()]
-        return any(self._fits(s.up[-1], top) for s in stock if s.up for top in tops)
+        return any(self.fits(s.up[-1], top) for s in self.sides[player].stock if s.up for top in tops)
 
     def stacking_moves(self, player: Player) -> list[tuple[int, int]]:
         """With V2, moves of a face-up top card lying on face-down cards onto another top card
@@ -411,7 +406,7 @@ class Game:
             fault = Fault.EARLY
         else:
             fault = self._check_hands(ev)
-            if fault is None and not self._fits(ev.card, top):
+            if fault is None and not self.fits(ev.card, top):
                 fault = Fault.LOST_TOUCH if self._lost_race(ev) else Fault.ILLEGAL_RANK
         stock.up.pop()
         legal = fault is None
@@ -565,7 +560,7 @@ class Game:
     def _lost_race(self, ev: Play) -> bool:
         """P8: the card would have fitted before the other player's card touched first."""
         last = self._last_play.get(ev.pile)
-        if last is None or last.player is ev.player or not self._fits(ev.card, last.below):
+        if last is None or last.player is ev.player or not self.fits(ev.card, last.below):
             return False
         if ev.start is not None:
             return ev.start < last.t

@@ -395,7 +395,7 @@ class SelfPlay:
         for kind in kinds:
             if kind is Fault.ILLEGAL_RANK:
                 bad = [(s, c, n) for s, c in cards for n, pile in game.piles.items()
-                       if pile.top and not game._fits(c, pile.top)]
+                       if pile.top and not game.fits(c, pile.top)]
                 if bad:
                     slot, card, n = rng.choice(bad)
                     self._queue(p, self._play_maker(p, slot, n, card, hand), replannable=False)
@@ -467,7 +467,7 @@ class SelfPlay:
         pile, their_card = head.play
         top = self.game.piles[pile].top
         fits = [(s, c) for s, c in self._face_up(p)
-                if self.game._fits(c, top) and not self.game._fits(c, their_card)]
+                if self.game.fits(c, top) and not self.game.fits(c, their_card)]
         if not fits:
             return False
         slot, card = self.rng.choice(fits)
