@@ -42,7 +42,16 @@ import numpy as np
 import yaml
 
 from referee.errors import InputError, MissingPrerequisite
-from referee.vision.recognize import BACK, CARD, CLASSES, CODES, HAND
+from referee.vision.recognize import (
+    CODES,
+    DET_BACK,
+    DET_CARD,
+    DET_HAND,
+    DET_INDEX,
+    DETECTOR_CLASSES,
+    INDEX_CROP,
+    index_crop,
+)
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +94,20 @@ class ModelConfig:
 
 
 @dataclass(frozen=True)
+class ClassifierConfig:
+    """The corner-index classifier: 52 identities from a square crop around a detected index."""
+
+    arch: str = "yolo11n-cls.yaml"
+    imgsz: int = INDEX_CROP
+    epochs: int = 12
+    batch: int = 256
+    crops_per_frame: int = 16  # readable indices of a frame cut out for it, at random
+    workers: int = 2
+    augment: dict[str, float] = field(default_factory=lambda: {"fliplr": 0.0, "flipud": 0.0, "scale": 0.1,
+                                                                "erasing": 0.1})
+
+
+@dataclass(frozen=True)
 class ExportConfig:
     imgsz: int = 960  # the long side a whole photo is run at (the ONNX metadata says so)
     opset: int = 17
@@ -103,6 +126,7 @@ class TrainConfig:
     seed: int = 0
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
+    classifier: ClassifierConfig = field(default_factory=ClassifierConfig)
     export: ExportConfig = field(default_factory=ExportConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
@@ -157,7 +181,8 @@ def parse_config(raw: object, where: str = "config") -> TrainConfig:
     """A :class:`TrainConfig` from parsed YAML; InputError naming the key when it is wrong."""
     if not isinstance(raw, dict):
         raise InputError("must be a mapping of settings", where)
-    sections = {"data": DataConfig, "model": ModelConfig, "export": ExportConfig, "eval": EvalConfig}
+    sections = {"data": DataConfig, "model": ModelConfig, "classifier": ClassifierConfig,
+                "export": ExportConfig, "eval": EvalConfig}
     top = {k: v for k, v in raw.items() if k not in sections}
     base = _section(TrainConfig, top, "")
     parts = {k: _section(cls, raw.get(k), k) for k, cls in sections.items()}
@@ -179,6 +204,13 @@ def parse_config(raw: object, where: str = "config") -> TrainConfig:
         (cfg.model.imgsz >= 64 and cfg.model.imgsz % 32 == 0, "model.imgsz",
          "must be a multiple of 32, >= 64"),
         (cfg.model.epochs >= 1, "model.epochs", "must be >= 1"),
+        (cfg.classifier.arch.endswith("-cls.yaml"), "classifier.arch",
+         "must be a classifier definition (yolo11n-cls.yaml)"),
+        (cfg.classifier.imgsz >= 32 and cfg.classifier.imgsz % 32 == 0, "classifier.imgsz",
+         "must be a multiple of 32, >= 32"),
+        (cfg.classifier.epochs >= 1, "classifier.epochs", "must be >= 1"),
+        (cfg.classifier.batch >= 1, "classifier.batch", "must be >= 1"),
+        (cfg.classifier.crops_per_frame >= 1, "classifier.crops_per_frame", "must be >= 1"),
         (cfg.export.imgsz >= 64 and cfg.export.imgsz % 32 == 0, "export.imgsz",
          "must be a multiple of 32, >= 64"),
         (cfg.model.batch >= 1, "model.batch", "must be >= 1"),
@@ -287,19 +319,50 @@ def card_labels(truth: Any, size: tuple[int, int], index_visible: float) -> list
 
 def frame_labels(truth: Any, size: tuple[int, int], index_visible: float
                  ) -> list[tuple[int, float, float, float, float]]:
-    """YOLO labels (class, cx, cy, w, h normalised) of one rendered frame: readable corner
-    indices by identity, whole cards (``card`` / ``back``) and hands."""
+    """The detector's YOLO labels (class, cx, cy, w, h normalised) of one rendered frame:
+    readable corner indices (``index``), whole cards (``card`` / ``back``) and hands."""
+    return detector_labels(card_labels(truth, size, index_visible), truth, size)
+
+
+def detector_labels(cards: list[CardLabel], truth: Any, size: tuple[int, int]
+                    ) -> list[tuple[int, float, float, float, float]]:
+    """:func:`frame_labels` from the frame's :func:`card_labels`."""
     w, h = size
     out: list[tuple[int, float, float, float, float]] = []
-    for card in card_labels(truth, size, index_visible):
+    for card in cards:
         if card.code is not None:
-            out += [(CODES.index(card.code), *box) for box in card.indices]
+            out += [(DET_INDEX, *box) for box in card.indices]
         if card.box is not None:
-            out.append((CARD if card.code is not None else BACK, *card.box))
+            out.append((DET_CARD if card.code is not None else DET_BACK, *card.box))
     for hand in truth.hands:
         box = _box(hand.outline, w, h) if len(hand.outline) else None
         if box is not None:
-            out.append((HAND, *box))
+            out.append((DET_HAND, *box))
+    return out
+
+
+#: An index crop for the classifier is cut as the runtime cuts it from a detected box, with
+#: the box's centre moved by up to this fraction of its size and its size scaled by up to
+#: this much, as a detector's boxes are off by.
+CROP_JITTER = 0.08
+
+
+def index_crops(image: np.ndarray, cards: list[CardLabel], size: tuple[int, int], limit: int,
+                rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
+    """Up to ``limit`` (card code, crop) pairs of the readable corner indices of one frame,
+    chosen at random, each cut by :func:`referee.vision.recognize.index_crop` from a jittered box."""
+    w, h = size
+    found = [(card.code, box) for card in cards if card.code is not None for box in card.indices]
+    out = []
+    for k in rng.permutation(len(found))[:limit]:
+        code, (cx, cy, bw, bh) = found[int(k)]
+        shift = rng.uniform(-CROP_JITTER, CROP_JITTER, 2)
+        scale = rng.uniform(1 - CROP_JITTER, 1 + 2 * CROP_JITTER)
+        cx, cy = (cx + shift[0] * bw) * w, (cy + shift[1] * bh) * h
+        half_w, half_h = bw * w * scale / 2, bh * h * scale / 2
+        box = np.array([cx - half_w, cy - half_h, cx + half_w, cy + half_h], np.float32)
+        assert code is not None
+        out.append((code, index_crop(image, box)))
     return out
 
 
@@ -318,7 +381,8 @@ def tile_labels(labels: list[tuple[int, float, float, float, float]], size: tupl
         a = np.array([(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
         b = np.clip(a - [x0, y0, x0, y0], 0, side)
         kept = max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1]) / max((a[2] - a[0]) * (a[3] - a[1]), 1e-9)
-        if kept < (KEEP_INDEX if cls < CARD else KEEP_WHOLE) or min(b[2] - b[0], b[3] - b[1]) < MIN_BOX_PX:
+        keep = KEEP_INDEX if cls == DET_INDEX else KEEP_WHOLE
+        if kept < keep or min(b[2] - b[0], b[3] - b[1]) < MIN_BOX_PX:
             continue
         out.append((cls, (b[0] + b[2]) / 2 / side, (b[1] + b[3]) / 2 / side, (b[2] - b[0]) / side,
                     (b[3] - b[1]) / side))
@@ -382,6 +446,13 @@ def _parts(i: int, image: np.ndarray, labels: list[tuple[int, float, float, floa
 CHUNK = 4  # groups of frames per rendering job
 
 
+def _write_jpeg(path: Path, image: np.ndarray) -> None:
+    ok, jpg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:  # pragma: no cover - OpenCV encodes any uint8 image
+        raise RuntimeError("JPEG encoding failed")
+    path.write_bytes(jpg.tobytes())
+
+
 def _write_groups(cfg: TrainConfig, out: str, groups: range, val: set[int]
                   ) -> tuple[dict[str, int], dict[str, int], int]:
     """Render and write the frames of ``groups``; per-class and per-deck counts, frames."""
@@ -395,17 +466,20 @@ def _write_groups(cfg: TrainConfig, out: str, groups: range, val: set[int]
     for k, (image, truth, deck) in enumerate(frames):
         i = groups.start * GROUP + k
         split = "val" if i in val else "train"
-        labels = frame_labels(truth, cfg.data.size, cfg.data.index_visible)
+        cards = card_labels(truth, cfg.data.size, cfg.data.index_visible)
+        labels = detector_labels(cards, truth, cfg.data.size)
         for name, part, part_labels in _parts(i, image, labels, cfg):
-            ok, jpg = cv2.imencode(".jpg", part, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-            if not ok:  # pragma: no cover - OpenCV encodes any uint8 image
-                raise RuntimeError("JPEG encoding failed")
-            (root / "images" / split / f"{name}.jpg").write_bytes(jpg.tobytes())
+            _write_jpeg(root / "images" / split / f"{name}.jpg", part)
             (root / "labels" / split / f"{name}.txt").write_text(
                 "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in part_labels),
                 encoding="ascii")
             for c, *_ in part_labels:
-                per_class[CLASSES[c]] = per_class.get(CLASSES[c], 0) + 1
+                per_class[DETECTOR_CLASSES[c]] = per_class.get(DETECTOR_CLASSES[c], 0) + 1
+        rng = np.random.default_rng([cfg.seed, i, 7])
+        crops = index_crops(image, cards, cfg.data.size, cfg.classifier.crops_per_frame, rng)
+        for j, (code, crop) in enumerate(crops):
+            _write_jpeg(root / "index" / split / code / f"{i:06d}-{j}.jpg", crop)
+            per_class[f"index:{code}"] = per_class.get(f"index:{code}", 0) + 1
         decks[deck] = decks.get(deck, 0) + 1
         n += 1
     return per_class, decks, n
@@ -418,7 +492,9 @@ def write_dataset(cfg: TrainConfig, out: str | Path, progress: Callable[[int, in
     Skipped when ``out`` already holds the dataset of the same config. The files do not
     depend on ``workers``: every frame comes from the seed and its own number."""
     out = Path(out).resolve()
-    key = json.loads(json.dumps({"seed": cfg.seed, "data": asdict(cfg.data), "classes": list(CLASSES)}))
+    key = json.loads(json.dumps({"seed": cfg.seed, "data": asdict(cfg.data),
+                                 "classes": list(DETECTOR_CLASSES),
+                                 "crops_per_frame": cfg.classifier.crops_per_frame, "crop": INDEX_CROP}))
     stamp = out / "dataset.json"
     if stamp.is_file():
         old = json.loads(stamp.read_text(encoding="utf-8"))
@@ -432,7 +508,10 @@ def write_dataset(cfg: TrainConfig, out: str | Path, progress: Callable[[int, in
     for part in ("images", "labels"):
         for split in ("train", "val"):
             (out / part / split).mkdir(parents=True, exist_ok=True)
-    per_class = dict.fromkeys(CLASSES, 0)
+    for split in ("train", "val"):
+        for code in CODES:
+            (out / "index" / split / code).mkdir(parents=True, exist_ok=True)
+    per_class = dict.fromkeys([*DETECTOR_CLASSES, *(f"index:{c}" for c in CODES)], 0)
     decks: dict[str, int] = {}
     t0 = time.perf_counter()
     from referee.sim.dataset import GROUP
@@ -466,8 +545,8 @@ def write_dataset(cfg: TrainConfig, out: str | Path, progress: Callable[[int, in
             decks[deck] = decks.get(deck, 0) + n
     seconds = time.perf_counter() - t0
     (out / "data.yaml").write_text(yaml.safe_dump(
-        {"path": str(out), "train": "images/train", "val": "images/val", "nc": len(CLASSES),
-         "names": dict(enumerate(CLASSES))}, sort_keys=False), encoding="utf-8")
+        {"path": str(out), "train": "images/train", "val": "images/val", "nc": len(DETECTOR_CLASSES),
+         "names": dict(enumerate(DETECTOR_CLASSES))}, sort_keys=False), encoding="utf-8")
     parts = cfg.data.tiles_per_image if cfg.data.tile else 1
     summary = {"key": key, "images": count * parts, "val": n_val * parts, "frames": count,
                "render_s": round(seconds, 1), "per_class": per_class, "decks": dict(sorted(decks.items()))}
@@ -481,8 +560,10 @@ def write_dataset(cfg: TrainConfig, out: str | Path, progress: Callable[[int, in
 
 @dataclass(frozen=True)
 class TrainResult:
-    onnx: Path
+    onnx: Path  # the detector
     weights: Path
+    index_onnx: Path  # the corner-index classifier
+    index_weights: Path
     summary: Path
     metrics: dict[str, float]
 
@@ -537,21 +618,30 @@ def pick_device(setting: str) -> str:
     return "0" if torch.cuda.is_available() else "cpu"
 
 
+STAGES = ("detector", "classifier")
+
+
 def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | None = None,
-          progress: Callable[[int, int], None] | None = None) -> TrainResult:
+          progress: Callable[[int, int], None] | None = None, stages: tuple[str, ...] = STAGES
+          ) -> TrainResult:
     """Render, train, validate and export (see the module doc); weights and summary to ``out``.
 
-    ``threads``: torch threads on a CPU (default: every core this process may use)."""
+    ``threads``: torch threads on a CPU (default: every core this process may use).
+    ``stages``: which of the two models to train now; the other is left as it is in ``out``
+    (the summary keeps what an earlier run recorded of it)."""
     work, out = Path(work).resolve(), Path(out).resolve()
     offline_environment(os.environ.get("SPIT_REFEREE_CACHE", work / "cache"))
     check_extra()  # before hours of rendering
+    unknown = sorted(set(stages) - set(STAGES))
+    if unknown or not stages:
+        bad = unknown[0] if unknown else "(none)"
+        raise InputError(f"unknown stage {bad!r} (one of {', '.join(STAGES)})", "stages")
     cores = threads or _cores()
     t0 = time.perf_counter()
     dataset = write_dataset(cfg, work / "dataset", progress, workers=cores)
     t_data = time.perf_counter() - t0
     _import_ultralytics()  # after the rendering processes: they start without torch
     import torch
-    from ultralytics import YOLO
     from ultralytics.engine import trainer as trainer_module
     from ultralytics.utils import torch_utils
 
@@ -563,40 +653,85 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
     # its AMP self-check loads pretrained yolo26n.pt, which cannot be downloaded here; mixed
     # precision on a CUDA GPU is ultralytics' default and safe for this model
     trainer_module.check_amp = lambda model: True  # type: ignore[attr-defined]
-    model = YOLO(cfg.model.arch, task="detect")
+    out.mkdir(parents=True, exist_ok=True)
+    summary_path = out / f"{cfg.name}-train.json"
+    old = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
+    summary: dict[str, Any] = {
+        "config": cfg.to_dict(), "device": device, "torch_threads": cores,
+        "torch": torch.__version__, "ultralytics": __import__("ultralytics").__version__,
+        "dataset": {k: v for k, v in dataset.items() if k != "key"}, "render_s": round(t_data, 1),
+        "detector": old.get("detector"), "classifier": old.get("classifier"),
+    }
+    paths = {"detector": (out / f"{cfg.name}.onnx", out / f"{cfg.name}.pt"),
+             "classifier": (out / f"{cfg.name}-index.onnx", out / f"{cfg.name}-index.pt")}
     runs = work / "runs"
-    t1 = time.perf_counter()
-    model.train(data=str(work / "dataset" / "data.yaml"), epochs=cfg.model.epochs, imgsz=cfg.model.imgsz,
-                batch=cfg.model.batch, patience=cfg.model.patience, workers=cfg.model.workers, device=device,
-                seed=cfg.seed, deterministic=True, pretrained=False, plots=False, amp=device != "cpu",
-                project=str(runs), name=cfg.name, exist_ok=True, verbose=False, **cfg.model.augment)
-    t_train = time.perf_counter() - t1
+    if "detector" in stages:
+        summary["detector"] = _train_detector(cfg, work / "dataset", runs, device, *paths["detector"])
+    if "classifier" in stages:
+        summary["classifier"] = _train_classifier(cfg, work / "dataset" / "index", runs, device,
+                                                  *paths["classifier"])
+    summary_path.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    metrics = {f"{stage}/{k}": v for stage in STAGES
+               for k, v in ((summary[stage] or {}).get("metrics") or {}).items()}
+    log.info("trained %s: %s", out, metrics)
+    return TrainResult(*paths["detector"], *paths["classifier"], summary_path, metrics)
+
+
+def _fit(model: Any, **kwargs: Any) -> tuple[Path, int, float]:
+    """Train; the best (else last) weights, the epochs run and the seconds taken."""
+    t0 = time.perf_counter()
+    model.train(**kwargs)
+    seconds = time.perf_counter() - t0
     trainer: Any = model.trainer
     best = Path(trainer.best if Path(trainer.best).is_file() else trainer.last)
-    best_model = YOLO(str(best), task="detect")
-    val = best_model.val(data=str(work / "dataset" / "data.yaml"), imgsz=cfg.model.imgsz,
-                         batch=cfg.model.batch, device=device, plots=False, verbose=False,
-                         project=str(runs), name=f"{cfg.name}-val", exist_ok=True)
+    return best, int(getattr(trainer, "epoch", kwargs["epochs"] - 1)) + 1, seconds
+
+
+def _stage_summary(epochs_run: int, seconds: float, metrics: dict[str, float], onnx_path: Path, pt_path: Path
+                   ) -> dict[str, Any]:
+    return {"epochs_run": epochs_run, "train_s": round(seconds, 1),
+            "per_epoch_s": round(seconds / epochs_run, 1), "metrics": metrics,
+            "onnx_bytes": onnx_path.stat().st_size, "pt_bytes": pt_path.stat().st_size}
+
+
+def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path
+                    ) -> dict[str, Any]:
+    from ultralytics import YOLO
+
+    m = cfg.model
+    best, epochs_run, seconds = _fit(
+        YOLO(m.arch, task="detect"), data=str(data / "data.yaml"), epochs=m.epochs, imgsz=m.imgsz,
+        batch=m.batch, patience=m.patience, workers=m.workers, device=device, seed=cfg.seed,
+        deterministic=True, pretrained=False, plots=False, amp=device != "cpu", project=str(runs),
+        name=cfg.name, exist_ok=True, verbose=False, **m.augment)
+    model = YOLO(str(best), task="detect")
+    val = model.val(data=str(data / "data.yaml"), imgsz=m.imgsz, batch=m.batch, device=device, plots=False,
+                    verbose=False, project=str(runs), name=f"{cfg.name}-val", exist_ok=True)
     metrics = {k.replace("metrics/", "").replace("(B)", ""): round(float(v), 5)
                for k, v in val.results_dict.items()}
-    exported = Path(best_model.export(format="onnx", imgsz=cfg.export.imgsz, dynamic=cfg.export.dynamic,
-                                      opset=cfg.export.opset, simplify=False, device="cpu"))
-    out.mkdir(parents=True, exist_ok=True)
-    onnx_path, pt_path = out / f"{cfg.name}.onnx", out / f"{cfg.name}.pt"
+    exported = Path(model.export(format="onnx", imgsz=cfg.export.imgsz, dynamic=cfg.export.dynamic,
+                                 opset=cfg.export.opset, simplify=False, device="cpu"))
     shutil.copyfile(exported, onnx_path)
     shutil.copyfile(best, pt_path)
-    epochs_run = int(getattr(trainer, "epoch", cfg.model.epochs - 1)) + 1
-    n_train = dataset["images"] - dataset["val"]
-    summary = {
-        "config": cfg.to_dict(), "device": device, "torch_threads": torch.get_num_threads(),
-        "torch": torch.__version__, "ultralytics": __import__("ultralytics").__version__,
-        "dataset": {k: v for k, v in dataset.items() if k != "key"},
-        "seconds": {"render": round(t_data, 1), "train": round(t_train, 1),
-                    "per_epoch": round(t_train / max(1, epochs_run), 1)},
-        "epochs_run": epochs_run, "train_images_per_s": round(n_train * epochs_run / max(t_train, 1e-6), 2),
-        "metrics": metrics, "onnx_bytes": onnx_path.stat().st_size, "pt_bytes": pt_path.stat().st_size,
-    }
-    summary_path = out / f"{cfg.name}-train.json"
-    summary_path.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    log.info("trained %s in %.0f s: %s", onnx_path, t_train, metrics)
-    return TrainResult(onnx_path, pt_path, summary_path, metrics)
+    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path)
+
+
+def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path
+                      ) -> dict[str, Any]:
+    from ultralytics import YOLO
+
+    c = cfg.classifier
+    best, epochs_run, seconds = _fit(
+        YOLO(c.arch, task="classify"), data=str(data), epochs=c.epochs, imgsz=c.imgsz, batch=c.batch,
+        workers=c.workers, device=device, seed=cfg.seed, deterministic=True, pretrained=False, plots=False,
+        amp=device != "cpu", project=str(runs), name=f"{cfg.name}-index", exist_ok=True, verbose=False,
+        **c.augment)
+    model = YOLO(str(best), task="classify")
+    val = model.val(data=str(data), imgsz=c.imgsz, batch=c.batch, device=device, plots=False, verbose=False,
+                    project=str(runs), name=f"{cfg.name}-index-val", exist_ok=True)
+    metrics = {k.replace("metrics/", ""): round(float(v), 5) for k, v in val.results_dict.items()}
+    exported = Path(model.export(format="onnx", imgsz=c.imgsz, dynamic=True, opset=cfg.export.opset,
+                                 simplify=False, device="cpu"))
+    shutil.copyfile(exported, onnx_path)
+    shutil.copyfile(best, pt_path)
+    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path)

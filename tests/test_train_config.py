@@ -19,6 +19,7 @@ from referee.train import (
     DataConfig,
     _deck_for,
     _import_ultralytics,
+    card_labels,
     frame_labels,
     index_regions,
     load_config,
@@ -27,7 +28,7 @@ from referee.train import (
     tile_labels,
     write_dataset,
 )
-from referee.vision.recognize import BACK, CARD, CODES, HAND
+from referee.vision.recognize import CODES, DET_BACK, DET_CARD, DET_HAND, DET_INDEX, INDEX_CROP
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -102,14 +103,15 @@ def test_labels_cover_indices_cards_backs_and_hands() -> None:
     hidden = _card("2D", _quad(400, 300), visible=0.0)
     hand = SimpleNamespace(owner="A", outline=np.array(_quad(390, 290, 90, 110), np.float32))
     truth = SimpleNamespace(cards=(under, over, back, hidden), hands=(hand,))
+    cards = card_labels(truth, size, index_visible=0.6)
+    readable = {c.code: len(c.indices) for c in cards}
+    assert readable == {"QH": 1, "7C": 2, None: 0, "2D": 0}  # one covered by 7C; a back; under a hand
     labels = frame_labels(truth, size, index_visible=0.6)
     classes = [c for c, *_ in labels]
-    assert classes.count(CODES.index("QH")) == 1  # one index covered by 7C
-    assert classes.count(CODES.index("7C")) == 2
-    assert CODES.index("2D") not in classes and CODES.index("KS") not in classes  # under a hand; a back
-    assert classes.count(CARD) == 2 and classes.count(BACK) == 1 and classes.count(HAND) == 1
+    assert classes.count(DET_INDEX) == 3
+    assert classes.count(DET_CARD) == 2 and classes.count(DET_BACK) == 1 and classes.count(DET_HAND) == 1
     w, h = size
-    qh = next(b for c, *b in labels if c == CODES.index("QH"))
+    qh = next(c for c in cards if c.code == "QH").indices[0]
     assert qh[0] * w == pytest.approx(100 + 63 * INDEX_W / 2, abs=0.5)  # the top-left one
     for _c, cx, cy, bw, bh in labels:
         assert 0 <= cx - bw / 2 and cx + bw / 2 <= 1 and 0 <= cy - bh / 2 and cy + bh / 2 <= 1
@@ -118,7 +120,7 @@ def test_labels_cover_indices_cards_backs_and_hands() -> None:
 def test_cards_off_the_image_are_clipped_or_dropped() -> None:
     truth = SimpleNamespace(cards=(_card("AS", _quad(-50, 10)), _card("3S", _quad(-200, 10))), hands=())
     labels = frame_labels(truth, (320, 240), 0.6)
-    assert [c for c, *_ in labels] == [CODES.index("AS"), CARD]  # only the right-hand index is inside
+    assert [c for c, *_ in labels] == [DET_INDEX, DET_CARD]  # only the right-hand index is inside
     assert labels[1][1] - labels[1][3] / 2 == pytest.approx(0)
 
 
@@ -144,7 +146,12 @@ def test_a_small_dataset_is_written_and_reused(tmp_path: Path) -> None:
     assert "feliksh" not in summary["decks"]
     assert len(list((tmp_path / "ds" / "images" / "val").glob("*.jpg"))) == 4
     data = yaml.safe_load((tmp_path / "ds" / "data.yaml").read_text(encoding="utf-8"))
-    assert data["nc"] == 55 and data["names"][52] == "card" and Path(data["path"]).is_absolute()
+    assert data["nc"] == 4 and data["names"][1] == "card" and Path(data["path"]).is_absolute()
+    crops = sorted((tmp_path / "ds" / "index" / "train").glob("*/*.jpg"))
+    assert crops and {p.parent.name for p in crops} <= set(CODES)
+    assert cv2.imread(str(crops[0])).shape == (INDEX_CROP, INDEX_CROP, 3)
+    assert sum(summary["per_class"][f"index:{c}"] for c in CODES) == len(
+        list((tmp_path / "ds" / "index").glob("*/*/*.jpg")))
     labels = (tmp_path / "ds" / "labels" / "train" / "000000.txt").read_text(encoding="ascii")
     first = (tmp_path / "ds" / "images" / "train" / "000000.jpg").stat().st_mtime_ns
     assert write_dataset(cfg, tmp_path / "ds")["render_s"] == summary["render_s"]  # up to date: kept
@@ -171,14 +178,14 @@ def test_with_the_extra_ultralytics_imports() -> None:
 
 def test_tiles_keep_whole_indices_and_most_of_a_card() -> None:
     size = (1000, 500)
-    labels = [(CARD, 0.1, 0.2, 0.1, 0.2),  # x 50..150, y 50..150
-              (CODES.index("QH"), 0.06, 0.13, 0.02, 0.06),  # x 50..70, y 50..80
-              (CODES.index("7C"), 0.145, 0.27, 0.01, 0.06)]  # x 140..150: cut by the tile
+    labels = [(DET_CARD, 0.1, 0.2, 0.1, 0.2),  # x 50..150, y 50..150
+              (DET_INDEX, 0.06, 0.13, 0.02, 0.06),  # x 50..70, y 50..80
+              (DET_INDEX, 0.145, 0.27, 0.01, 0.06)]  # x 140..150: cut by the tile
     got = tile_labels(labels, size, (0, 0, 145))
-    assert [c for c, *_ in got] == [CARD, CODES.index("QH")]
+    assert [c for c, *_ in got] == [DET_CARD, DET_INDEX]
     np.testing.assert_allclose(got[1][1:], [60 / 145, 65 / 145, 20 / 145, 30 / 145], atol=1e-6)
     # too little of the card is inside; the 7C index is whole
-    assert [c for c, *_ in tile_labels(labels, size, (120, 0, 200))] == [CODES.index("7C")]
+    assert [(c, round(x * 200)) for c, x, *_ in tile_labels(labels, size, (120, 0, 200))] == [(DET_INDEX, 25)]
 
 
 def test_a_tiled_dataset_has_tiles_per_frame(tmp_path: Path) -> None:

@@ -72,10 +72,16 @@ def detect(images: tuple[str, ...], as_json: bool, annotate: str | None, conf: f
               help="Dataset, runs and caches (default: .cache/train/NAME).")
 @click.option("--threads", type=click.IntRange(1, 256), default=None,
               help="CPU threads for torch and rendering processes (default: every core).")
-def train(config: str, out: str | None, work: str | None, threads: int | None) -> None:
-    """Render a dataset, train the card model from scratch, validate it, export ONNX.
+@click.option("--stage", "stages", type=click.Choice(["detector", "classifier"]), multiple=True,
+              help="Train only this model (repeatable; default: both). The dataset is rendered once "
+                   "and reused while the config's data section is unchanged.")
+def train(config: str, out: str | None, work: str | None, threads: int | None,
+          stages: tuple[str, ...]) -> None:
+    """Render a dataset, train the card models from scratch, validate them, export ONNX.
 
-    Needs the [train] extra (torch, ultralytics): pip install -e ".[train]".
+    Two models: NAME.onnx finds corner indices, cards, backs and hands; NAME-index.onnx reads
+    a corner index (52 identities). Needs the [train] extra (torch, ultralytics):
+    pip install -e ".[train]".
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -89,8 +95,9 @@ def train(config: str, out: str | None, work: str | None, threads: int | None) -
         task = bar.add_task("render", total=cfg.data.images)
         result = training.train(cfg, out=out or root / "models",
                                 work=work or root / ".cache" / "train" / cfg.name, threads=threads,
-                                progress=lambda done, total: bar.update(task, completed=done))
-    click.echo(f"model: {result.onnx} ({result.weights.name}); summary: {result.summary}")
+                                progress=lambda done, total: bar.update(task, completed=done),
+                                stages=stages or training.STAGES)
+    click.echo(f"models: {result.onnx}, {result.index_onnx} (and .pt); summary: {result.summary}")
     click.echo("validation: " + ", ".join(f"{k} {v:.3f}" for k, v in result.metrics.items()))
 
 

@@ -30,6 +30,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -44,6 +45,13 @@ CODES: tuple[str, ...] = tuple(card.code for card in FULL_DECK)
 CLASSES: tuple[str, ...] = (*(f"index:{c}" for c in CODES), "card", "back", "hand")
 CARD, BACK, HAND = len(CODES), len(CODES) + 1, len(CODES) + 2
 EMPTY = -1
+#: The detector's classes: where things are. Identity comes from the index classifier.
+DETECTOR_CLASSES: tuple[str, ...] = ("index", "card", "back", "hand")
+DET_INDEX, DET_CARD, DET_BACK, DET_HAND = range(4)
+#: The classifier reads a square crop of this side around a detected corner index ...
+INDEX_CROP = 64
+#: ... whose side is the index box's longer side times this (room for a box that is a bit off).
+INDEX_PAD = 1.2
 #: Where the shipped model lives and what it is called.
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cards.onnx"
@@ -164,6 +172,17 @@ def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, Let
     return out, Letterbox(scale, float(pad_x), float(pad_y))
 
 
+def index_crop(image: np.ndarray, xyxy: np.ndarray, size: int = INDEX_CROP) -> np.ndarray:
+    """The classifier's input for one corner index: the square of side ``INDEX_PAD`` x the
+    box's longer side, centred on the box ``xyxy`` (image pixels), scaled to ``size`` x ``size``;
+    parts outside the image repeat its edge."""
+    x1, y1, x2, y2 = (float(v) for v in xyxy)
+    side = max(x2 - x1, y2 - y1, 1.0) * INDEX_PAD
+    k = size / side
+    m = np.array([[k, 0, size / 2 - k * (x1 + x2) / 2], [0, k, size / 2 - k * (y1 + y2) / 2]], np.float32)
+    return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def to_blob(images: Sequence[np.ndarray]) -> np.ndarray:
     """BGR uint8 images of one size to the model's (n, 3, h, w) float32 RGB in [0, 1]."""
     batch = np.stack(images)[..., ::-1].transpose(0, 3, 1, 2)
@@ -172,15 +191,15 @@ def to_blob(images: Sequence[np.ndarray]) -> np.ndarray:
 
 def _group(class_id: np.ndarray) -> np.ndarray:
     """NMS groups: indices compete with indices, whole cards (face up or back) with each other."""
-    return np.where(class_id < CARD, 0, np.where(class_id == HAND, 2, 1))
+    return np.where(class_id == DET_INDEX, 0, np.where(class_id == DET_HAND, 2, 1))
 
 
 def decode(output: np.ndarray, conf: float, iou: float, max_det: int = 300
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One image's raw YOLO output ``(4 + nc, anchors)`` (cx, cy, w, h, class scores) to boxes
-    (xyxy, input pixels), scores and class ids after the confidence threshold and NMS."""
-    if output.ndim != 2 or output.shape[0] != 4 + len(CLASSES):
-        raise ValueError(f"model output must be ({4 + len(CLASSES)}, anchors), got {output.shape}")
+    """One image's raw detector output ``(4 + 4, anchors)`` (cx, cy, w, h, class scores) to
+    boxes (xyxy, input pixels), scores and detector class ids after the threshold and NMS."""
+    if output.ndim != 2 or output.shape[0] != 4 + len(DETECTOR_CLASSES):
+        raise ValueError(f"model output must be ({4 + len(DETECTOR_CLASSES)}, anchors), got {output.shape}")
     scores_all = output[4:]
     class_id = scores_all.argmax(0)
     scores = scores_all[class_id, np.arange(scores_all.shape[1])]
@@ -189,8 +208,15 @@ def decode(output: np.ndarray, conf: float, iou: float, max_det: int = 300
         return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
     cx, cy, w, h = output[:4, keep]
     xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(np.float32)
-    scores, class_id = scores[keep].astype(np.float32), class_id[keep].astype(np.int64)
-    xywh = np.stack([xyxy[:, 0], xyxy[:, 1], w, h], 1).astype(np.float32)
+    return nms(xyxy, scores[keep].astype(np.float32), class_id[keep].astype(np.int64), conf, iou, max_det)
+
+
+def nms(xyxy: np.ndarray, scores: np.ndarray, class_id: np.ndarray, conf: float, iou: float,
+        max_det: int = 300) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Non-maximum suppression within each :func:`_group`; kept rows by descending score."""
+    if not len(xyxy):
+        return xyxy, scores, class_id
+    xywh = np.concatenate([xyxy[:, :2], xyxy[:, 2:] - xyxy[:, :2]], 1)
     chosen = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), _group(class_id).tolist(), conf, iou,
                                      top_k=max_det)
     kept = np.asarray(chosen, np.int64).reshape(-1)
@@ -198,36 +224,40 @@ def decode(output: np.ndarray, conf: float, iou: float, max_det: int = 300
     return xyxy[kept], scores[kept], class_id[kept]
 
 
-def assign(xyxy: np.ndarray, scores: np.ndarray, class_id: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def assign(xyxy: np.ndarray, scores: np.ndarray, class_id: np.ndarray, index_code: np.ndarray,
+           index_prob: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Whole cards with the identity of a corner index inside them (see the module doc).
 
-    Returns boxes, confidences and class ids of cards (identity, CARD or BACK) and hands, and
-    a mask of the rows that are a lone corner index (no card body found around it)."""
-    whole = np.flatnonzero(class_id >= CARD)
-    index = np.flatnonzero(class_id < CARD)
+    ``class_id`` are detector classes; ``index_code`` / ``index_prob`` give each row the
+    classifier's identity (0-51) and probability (used for index rows only). Returns boxes,
+    confidences and output class ids (identity, :data:`CARD`, :data:`BACK`, :data:`HAND`) and a
+    mask of the rows that are a lone corner index (no card body found around it). A card's
+    confidence is the detector's for the card times the classifier's for its index."""
+    whole = np.flatnonzero(class_id != DET_INDEX)
+    index = np.flatnonzero(class_id == DET_INDEX)
     used = np.zeros(len(class_id), bool)
     out_box: list[np.ndarray] = []
     out_conf: list[float] = []
     out_cls: list[int] = []
+    as_output = {DET_CARD: CARD, DET_BACK: BACK, DET_HAND: HAND}
     for i in whole[np.argsort(-scores[whole], kind="stable")]:
-        cid, conf = int(class_id[i]), float(scores[i])
+        cid, conf = as_output[int(class_id[i])], float(scores[i])
         if cid == CARD and len(index):
             x1, y1, x2, y2 = xyxy[i]
             centres = (xyxy[index, :2] + xyxy[index, 2:]) / 2
             inside = index[(centres[:, 0] >= x1) & (centres[:, 0] <= x2) & (centres[:, 1] >= y1)
                            & (centres[:, 1] <= y2) & ~used[index]]
             if len(inside):
-                best = inside[np.argmax(scores[inside])]
+                best = inside[np.argmax(scores[inside] * index_prob[inside])]
                 used[best] = True
-                cid, conf = int(class_id[best]), conf * float(scores[best])
+                cid, conf = int(index_code[best]), conf * float(index_prob[best])
         out_box.append(xyxy[i])
         out_conf.append(conf)
         out_cls.append(cid)
     for j in index[~used[index]]:
         out_box.append(xyxy[j])
-        out_conf.append(float(scores[j]))
-        out_cls.append(int(class_id[j]))
+        out_conf.append(float(scores[j] * index_prob[j]))
+        out_cls.append(int(index_code[j]))
     if not out_box:
         return np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, bool)
     lone = np.arange(len(out_box)) >= len(whole)
@@ -235,7 +265,7 @@ def assign(xyxy: np.ndarray, scores: np.ndarray, class_id: np.ndarray
             np.array(out_cls, np.int64), lone)
 
 
-# ---------------------------------------------------------------------------- the model
+# ---------------------------------------------------------------------------- the models
 
 
 def _thread_count() -> int:
@@ -243,62 +273,90 @@ def _thread_count() -> int:
                       else (os.cpu_count() or 1), 4))
 
 
+def _session(path: Path, threads: int) -> object:
+    """An onnxruntime session of ``path``; MissingPrerequisite or InputError naming the file."""
+    if not path.is_file():
+        raise MissingPrerequisite(f"no card model at {path}: train one with spit-referee train, "
+                                  "see models/MODEL_CARD.md")
+    try:
+        import onnxruntime as ort
+    except ImportError:  # pragma: no cover - a dependency of the package
+        raise MissingPrerequisite("onnxruntime is not installed: pip install -e .") from None
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
+        raise InputError(f"not a readable ONNX model ({str(exc).splitlines()[0][:160]}); "
+                         "train one with spit-referee train or restore the file", str(path)) from None
+
+
+def _names(session: object, path: Path) -> tuple[str, ...]:
+    """The class names an ultralytics export writes into the model's metadata."""
+    raw = session.get_modelmeta().custom_metadata_map.get("names")  # type: ignore[attr-defined]
+    if raw is None:
+        raise InputError("the ONNX model has no 'names' metadata (not exported by spit-referee train)",
+                         str(path))
+    try:
+        parsed = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        raise InputError(f"unreadable 'names' metadata {raw[:60]!r}", str(path)) from None
+    if isinstance(parsed, dict):
+        return tuple(str(parsed[k]) for k in sorted(parsed))
+    return tuple(str(n) for n in parsed)
+
+
+def index_model_path(detector: str | Path) -> Path:
+    """Where the index classifier of a detector lives: ``NAME-index.onnx`` beside ``NAME.onnx``."""
+    detector = Path(detector)
+    return detector.with_name(f"{detector.stem}-index{detector.suffix}")
+
+
 class Recognizer:
-    """The card model, loaded once; :meth:`detect` and :meth:`recognize_zones` run it."""
+    """The card models, loaded once; :meth:`detect` and :meth:`recognize_zones` run them.
+
+    ``path`` is the detector (``models/cards.onnx``); the corner-index classifier is read from
+    ``index_path``, by default ``NAME-index.onnx`` beside it."""
 
     def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.5,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, index_path: str | Path | None = None,
+                 scales: Sequence[float] = (1.0, 0.5)) -> None:
         if not 0 < conf < 1 or not 0 < iou <= 1:
             raise ValueError(f"conf must lie in (0, 1) and iou in (0, 1], got {conf}, {iou}")
+        if not scales or any(not 0 < s <= 1 for s in scales):
+            raise ValueError(f"scales must lie in (0, 1], got {scales}")
         self.path = Path(path)
-        self.conf, self.iou = conf, iou
-        if not self.path.is_file():
-            raise MissingPrerequisite(
-                f"no card model at {self.path}: train one with spit-referee train, "
-                "see models/MODEL_CARD.md")
-        try:
-            import onnxruntime as ort
-        except ImportError:  # pragma: no cover - a dependency of the package
-            raise MissingPrerequisite("onnxruntime is not installed: pip install -e .") from None
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or _thread_count()
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(str(self.path), sess_options=opts,
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
-            raise InputError(f"not a readable ONNX model ({str(exc).splitlines()[0][:160]}); "
-                             "train one with spit-referee train or restore the file", str(self.path)
-                             ) from None
-        meta = self.session.get_modelmeta().custom_metadata_map
-        names = self._names(meta)
-        if names != CLASSES:
-            raise InputError(f"not a card model of this version: its classes are {names[:3]}... "
-                             f"({len(names)}), expected {CLASSES[:3]}... ({len(CLASSES)}); "
-                             "retrain with spit-referee train", str(self.path))
+        self.index_path = Path(index_path) if index_path is not None else index_model_path(self.path)
+        self.conf, self.iou, self.scales = conf, iou, tuple(scales)
+        n_threads = threads or _thread_count()
+        self.session: Any = _session(self.path, n_threads)
+        names = _names(self.session, self.path)
+        if names != DETECTOR_CLASSES:
+            raise InputError(f"not a card detector of this version: its classes are {names[:4]}... "
+                             f"({len(names)}), expected {DETECTOR_CLASSES}; retrain with spit-referee train",
+                             str(self.path))
+        self.index_session: Any = _session(self.index_path, n_threads)
+        index_names = _names(self.index_session, self.index_path)
+        if sorted(index_names) != sorted(CODES):
+            raise InputError(f"not a corner-index classifier: its classes are {index_names[:4]}... "
+                             f"({len(index_names)}), expected the 52 card codes; retrain with "
+                             "spit-referee train", str(self.index_path))
+        #: classifier output column -> card identity (0-51)
+        self.index_codes = np.array([CODES.index(n) for n in index_names], np.int64)
+        shape = self.index_session.get_inputs()[0].shape
+        self.index_size = shape[2] if isinstance(shape[2], int) else INDEX_CROP
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
-        self.imgsz = self._imgsz(meta, inp.shape)
-        log.info("card model %s: input %s, %d threads", self.path, self.imgsz, opts.intra_op_num_threads)
+        self.imgsz = self._imgsz(self.session.get_modelmeta().custom_metadata_map, inp.shape)
+        log.info("card models %s, %s: input %s, %d threads", self.path, self.index_path, self.imgsz,
+                 n_threads)
 
     @classmethod
-    def load(cls, path: str | Path | None = None, **kwargs: float) -> Recognizer:
+    def load(cls, path: str | Path | None = None, **kwargs: Any) -> Recognizer:
         """The model at ``path``, or the shipped one (:data:`DEFAULT_MODEL`)."""
-        return cls(path or DEFAULT_MODEL, **kwargs)  # type: ignore[arg-type]
-
-    def _names(self, meta: dict[str, str]) -> tuple[str, ...]:
-        raw = meta.get("names")
-        if raw is None:
-            raise InputError("the ONNX model has no 'names' metadata (not exported by spit-referee "
-                             "train)", str(self.path))
-        try:
-            parsed = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
-            raise InputError(f"unreadable 'names' metadata {raw[:60]!r}", str(self.path)) from None
-        if isinstance(parsed, dict):
-            return tuple(str(parsed[k]) for k in sorted(parsed))
-        return tuple(str(n) for n in parsed)
+        return cls(path or DEFAULT_MODEL, **kwargs)
 
     def _imgsz(self, meta: dict[str, str], shape: list[object]) -> tuple[int, int]:
         """(width, height) of a whole-image input: fixed by the graph, else from the metadata."""
@@ -316,24 +374,34 @@ class Recognizer:
         shape = self.session.get_inputs()[0].shape
         return all(isinstance(s, int) for s in shape[2:])
 
-    def _auto_size(self, images: Sequence[np.ndarray]) -> tuple[int, int]:
-        """The input for whole images: the long side at the model's size, the short side only
-        as long as the images need, rounded up to the stride (a 1280x720 photo at 960 is run
-        at 960x544, not 960x960: 43 % less work)."""
-        long = max(self.imgsz)
-        scale = min(long / max(im.shape[:2]) for im in images)
-        w = max(round(im.shape[1] * scale) for im in images)
-        h = max(round(im.shape[0] * scale) for im in images)
-        return -(-w // STRIDE) * STRIDE, -(-h // STRIDE) * STRIDE
+    def _auto_size(self, images: Sequence[np.ndarray], scale: float = 1.0) -> tuple[int, int]:
+        """The input for whole images: the long side at the model's size (times ``scale``), the
+        short side only as long as the images need, rounded up to the stride (a 1280x720 photo
+        at 960 is run at 960x544, not 960x960: 43 % less work)."""
+        long = max(self.imgsz) * scale
+        fit = min(long / max(im.shape[:2]) for im in images)
+        w = max(round(im.shape[1] * fit) for im in images)
+        h = max(round(im.shape[0] * fit) for im in images)
+        return max(STRIDE, -(-w // STRIDE) * STRIDE), max(STRIDE, -(-h // STRIDE) * STRIDE)
 
-    def _run(self, blob: np.ndarray) -> np.ndarray:
-        batch = self.session.get_inputs()[0].shape[0]
+    def _run(self, session: Any, blob: np.ndarray, width: int) -> np.ndarray:
+        batch = session.get_inputs()[0].shape[0]
         if isinstance(batch, int) and batch < len(blob):  # exported with a fixed batch size
-            return np.concatenate([self._run(blob[i:i + batch]) for i in range(0, len(blob), batch)])
-        out = self.session.run(None, {self.input_name: blob})[0]
-        if out.ndim != 3 or out.shape[0] != blob.shape[0] or out.shape[1] != 4 + len(CLASSES):
-            raise InputError(f"unexpected model output {out.shape} for input {blob.shape}", str(self.path))
+            return np.concatenate([self._run(session, blob[i:i + batch], width)
+                                   for i in range(0, len(blob), batch)])
+        out = session.run(None, {session.get_inputs()[0].name: blob})[0]
+        if out.ndim < 2 or out.shape[0] != blob.shape[0] or out.shape[1] != width:
+            path = self.path if session is self.session else self.index_path
+            raise InputError(f"unexpected model output {out.shape} for input {blob.shape}", str(path))
         return out
+
+    def classify_indices(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Identity (0-51) and probability of each corner-index crop (:func:`index_crop`)."""
+        if not crops:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        probs = self._run(self.index_session, to_blob(crops), len(CODES))
+        best = probs.argmax(1)
+        return self.index_codes[best], probs[np.arange(len(best)), best].astype(np.float32).clip(0, 1)
 
     def detect(self, image: np.ndarray) -> Detections:
         """Every card (and hand) in one BGR image; boxes in the image's pixels."""
@@ -344,33 +412,64 @@ class Recognizer:
         """:meth:`detect` for several images at once (``image_index`` says which)."""
         return concat([d for d, _ in self._detect(images, size)])
 
+    def _locate(self, images: Sequence[np.ndarray], size: tuple[int, int]
+                ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The detector at one input size: per image, boxes (image pixels), scores, classes."""
+        boxed = [letterbox(im, size) for im in images]
+        out = self._run(self.session, to_blob([b for b, _ in boxed]), 4 + len(DETECTOR_CLASSES))
+        found = []
+        for raw, (_, lb) in zip(out, boxed, strict=True):
+            xyxy, scores, cls = decode(raw, self.conf, self.iou)
+            found.append((lb.to_image(xyxy), scores, cls))
+        return found
+
     def _detect(self, images: Sequence[np.ndarray], size: tuple[int, int] | None
                 ) -> list[tuple[Detections, np.ndarray]]:
-        """Per image: its detections and the mask of lone corner indices among them."""
+        """Per image: its detections and the mask of lone corner indices among them.
+
+        Whole images are run at each of ``scales`` (the detector learnt cards of one range of
+        sizes; a close-up photo's cards are found at the smaller scale) and the boxes merged."""
         if not images:
             return []
         images = [_bgr(im) for im in images]
         if self.fixed_input:
-            size = self.imgsz
-        elif size is None:
-            size = self._auto_size(images)
-        boxed = [letterbox(im, size) for im in images]
-        out = self._run(to_blob([b for b, _ in boxed]))
-        parts = []
-        for k, (raw, (_, lb)) in enumerate(zip(out, boxed, strict=True)):
-            xyxy, scores, cls, lone = assign(*decode(raw, self.conf, self.iou))
-            h, w = images[k].shape[:2]
-            xyxy = lb.to_image(xyxy)
+            sizes = [self.imgsz]
+        elif size is not None:
+            sizes = [size]
+        else:
+            sizes = list(dict.fromkeys(self._auto_size(images, s) for s in self.scales))
+        per_size = [self._locate(images, sz) for sz in sizes]
+        located = []
+        for k, image in enumerate(images):
+            parts = [found[k] for found in per_size]
+            xyxy = np.concatenate([p[0] for p in parts]).reshape(-1, 4)
+            scores = np.concatenate([p[1] for p in parts])
+            cls = np.concatenate([p[2] for p in parts])
+            if len(sizes) > 1:
+                xyxy, scores, cls = nms(xyxy, scores, cls, self.conf, self.iou)
+            h, w = image.shape[:2]
             xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, w)
             xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, h)
-            parts.append((Detections.build(xyxy, scores, cls, np.full(len(cls), k)), lone))
-        return parts
+            located.append((xyxy, scores, cls))
+        crops = [index_crop(images[k], box, self.index_size)
+                 for k, (xyxy, _, cls) in enumerate(located) for box in xyxy[cls == DET_INDEX]]
+        codes, probs = self.classify_indices(crops)
+        out, start = [], 0
+        for k, (xyxy, scores, cls) in enumerate(located):
+            n = int(np.count_nonzero(cls == DET_INDEX))
+            code, prob = np.zeros(len(cls), np.int64), np.zeros(len(cls), np.float32)
+            code[cls == DET_INDEX], prob[cls == DET_INDEX] = codes[start:start + n], probs[start:start + n]
+            start += n
+            boxes, conf, ids, lone = assign(xyxy, scores, cls, code, prob)
+            out.append((Detections.build(boxes, conf, ids, np.full(len(ids), k)), lone))
+        return out
 
     def recognize_zones(self, crops: Sequence[np.ndarray], size: int = ZONE_IMGSZ) -> Detections:
         """One row per zone crop (rectified, a card about upright in it): the card on top
         (its identity, ``card`` when unread, or ``back``) or ``empty`` (box = the whole crop,
         confidence = how sure it is that no card is there). Whole cards are preferred to lone
-        corner indices, and the most confident of them is taken."""
+        corner indices, and the most confident of them is taken. The detector runs on the
+        crops scaled to ``size``; the indices it finds are read from the crops themselves."""
         rows = []
         for k, (found, lone) in enumerate(self._detect(crops, (size, size))):
             keep = found.class_id != HAND

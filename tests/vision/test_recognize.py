@@ -1,7 +1,8 @@
 """The card recognition runtime: detections, letterbox, decoding, NMS, the model file's errors.
 
-Models here are tiny real ONNX graphs (``card_model.build_card_model``) with fixed outputs, run
-by onnxruntime like the trained one; no torch is needed. The one test that exports a real
+Models here are tiny real ONNX graphs (``card_model``): a detector with fixed outputs and a
+corner-index classifier that reads bright crops as QH and dark ones as 7C, run by onnxruntime
+like the trained ones; no torch is needed. The one test that exports a real
 (untrained) ultralytics model is skipped when the ``[train]`` extra is not installed.
 """
 
@@ -13,37 +14,43 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from card_model import build_card_model
+from card_model import build_card_model, build_index_model
 
 from referee.errors import InputError, MissingPrerequisite
 from referee.vision.recognize import (
     BACK,
     CARD,
-    CLASSES,
     CODES,
+    DET_BACK,
+    DET_CARD,
+    DET_HAND,
+    DET_INDEX,
+    DETECTOR_CLASSES,
     EMPTY,
-    HAND,
+    INDEX_CROP,
     Detections,
     Recognizer,
     annotate,
     assign,
     decode,
+    index_crop,
+    index_model_path,
     letterbox,
     read_image,
 )
 
 QH, SEVEN_C = CODES.index("QH"), CODES.index("7C")
 
-#: In 320x320 model-input pixels: a face-up card with the QH index in its top-left corner, a
-#: weaker duplicate of the card (NMS drops it), a back, a hand, a lone 7C index, and noise.
+#: In 320x320 model-input pixels: a face-up card with an index in its top-left corner, a
+#: weaker duplicate of the card (NMS drops it), a back, a hand, a lone index, and noise.
 SCENE = [
-    (CARD, 160, 160, 100, 140, 0.9),
-    (QH, 125, 105, 20, 30, 0.8),
-    (CARD, 163, 158, 100, 140, 0.7),
-    (BACK, 40, 45, 50, 70, 0.85),
-    (HAND, 280, 280, 60, 60, 0.6),
-    (SEVEN_C, 290, 60, 16, 24, 0.5),
-    (5, 200, 300, 10, 10, 0.1),
+    (DET_CARD, 160, 160, 100, 140, 0.9),
+    (DET_INDEX, 125, 105, 20, 30, 0.8),
+    (DET_CARD, 163, 158, 100, 140, 0.7),
+    (DET_BACK, 40, 45, 50, 70, 0.85),
+    (DET_HAND, 280, 280, 60, 60, 0.6),
+    (DET_INDEX, 290, 60, 16, 24, 0.5),
+    (DET_INDEX, 200, 300, 10, 10, 0.1),
 ]
 
 
@@ -54,19 +61,30 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def rec(model_path: Path) -> Recognizer:
-    return Recognizer(model_path, threads=1)
+    return Recognizer(model_path, threads=1, scales=(1.0,))
+
+
+def _lit(image: np.ndarray, box: list[float]) -> np.ndarray:
+    """``image`` with a white square round ``box`` (the crop the classifier gets is bright)."""
+    x1, y1, x2, y2 = box
+    side = max(x2 - x1, y2 - y1) * 0.7
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    image[int(cy - side):int(cy + side), int(cx - side):int(cx + side)] = 255
+    return image
 
 
 def test_detect_maps_boxes_back_through_the_letterbox(rec: Recognizer) -> None:
     # 1280x720 into 320x192 (the short side rounded up to the stride): scale 0.25, 6 px of grey
     # above and below
-    found = rec.detect(np.zeros((720, 1280, 3), np.uint8))
+    # the card's index (model input 115..135 x 90..120) is bright in the photo: QH; the lone
+    # index is dark: 7C
+    found = rec.detect(_lit(np.zeros((720, 1280, 3), np.uint8), [460, 336, 540, 456]))
     by_label = {str(lab): (box, conf) for lab, box, conf in zip(found.label, found.xyxy, found.confidence,
                                                                  strict=True)}
     assert sorted(by_label) == ["7C", "QH", "back", "hand"]
     box, conf = by_label["QH"]
     np.testing.assert_allclose(box, [440, 336, 840, 720], atol=1e-3)  # clipped at the bottom
-    assert conf == pytest.approx(0.9 * 0.8, abs=1e-6)
+    assert conf == pytest.approx(0.9, abs=1e-3)  # the card x the classifier, sure of a white crop (p ~ 1)
     np.testing.assert_allclose(by_label["back"][0], [60, 16, 260, 296], atol=1e-3)
     np.testing.assert_allclose(by_label["7C"][0], [1128, 168, 1192, 264], atol=1e-3)
     assert np.all(found.image_index == 0)
@@ -74,7 +92,9 @@ def test_detect_maps_boxes_back_through_the_letterbox(rec: Recognizer) -> None:
 
 
 def test_detect_batch_numbers_the_images(rec: Recognizer) -> None:
-    found = rec.detect_batch([np.zeros((320, 320, 3), np.uint8), np.zeros((640, 640), np.uint8)])
+    small = _lit(np.zeros((320, 320, 3), np.uint8), [115, 90, 135, 120])
+    large = _lit(np.zeros((640, 640), np.uint8), [230, 180, 270, 240])
+    found = rec.detect_batch([small, large])
     assert sorted(set(found.image_index.tolist())) == [0, 1]
     qh = found[found.label == "QH"]
     np.testing.assert_allclose(qh.xyxy[0], [110, 90, 210, 230], atol=1e-3)
@@ -83,17 +103,21 @@ def test_detect_batch_numbers_the_images(rec: Recognizer) -> None:
 
 def test_recognize_zones_gives_one_row_per_crop(tmp_path: Path) -> None:
     zone = build_card_model(tmp_path / "zone.onnx",
-                            [(CARD, 80, 80, 70, 100, 0.9), (QH, 55, 45, 14, 20, 0.95)])
-    crops = [np.zeros((264, 189, 3), np.uint8)] * 12
+                            [(DET_CARD, 80, 80, 70, 100, 0.9), (DET_INDEX, 55, 45, 14, 20, 0.95)], imgsz=160)
+    # the index is read from the crop itself (189x264 into 160: x 0.606, 22 px of grey left
+    # and right, so the index is at x 43..66, y 58..91 of the crop), bright in even crops
+    crops = [np.zeros((264, 189, 3), np.uint8) for _ in range(12)]
+    for crop in crops[::2]:
+        _lit(crop, [43, 58, 66, 91])
     rows = Recognizer(zone, threads=1).recognize_zones(crops)
     assert len(rows) == 12 and rows.image_index.tolist() == list(range(12))
-    assert set(rows.label) == {"QH"}
-    blank = build_card_model(tmp_path / "blank.onnx", [(CARD, 80, 80, 70, 100, 0.1)])
+    assert rows.label.tolist() == ["QH", "7C"] * 6
+    blank = build_card_model(tmp_path / "blank.onnx", [(DET_CARD, 80, 80, 70, 100, 0.1)], imgsz=160)
     rows = Recognizer(blank, threads=1).recognize_zones(crops[:3])
     assert rows.label.tolist() == ["empty"] * 3 and np.all(rows.class_id == EMPTY)
     np.testing.assert_allclose(rows.xyxy[0], [0, 0, 189, 264])
     back = build_card_model(tmp_path / "back.onnx",
-                            [(BACK, 80, 80, 70, 100, 0.7), (HAND, 80, 80, 150, 150, 0.9)])
+                            [(DET_BACK, 80, 80, 70, 100, 0.7), (DET_HAND, 80, 80, 150, 150, 0.9)], imgsz=160)
     assert Recognizer(back, threads=1).recognize_zones(crops[:1]).label.tolist() == ["back"]
     assert len(Recognizer(back, threads=1).recognize_zones([])) == 0
 
@@ -104,7 +128,7 @@ def test_a_fixed_size_model_is_run_at_its_own_size(tmp_path: Path) -> None:
     # 1280x720 into 320x320: scale 0.25, 70 px of grey above and below
     back = fixed.detect(np.zeros((720, 1280, 3), np.uint8))
     np.testing.assert_allclose(back[back.label == "back"].xyxy[0], [60, 0, 260, 40], atol=1e-3)
-    assert fixed.recognize_zones([np.zeros((264, 189, 3), np.uint8)] * 2).label.tolist() == ["back"] * 2
+    assert fixed.recognize_zones([np.zeros((264, 189, 3), np.uint8)] * 2).label.tolist() == ["7C"] * 2
 
 
 def test_letterbox_keeps_aspect_and_centres() -> None:
@@ -116,7 +140,7 @@ def test_letterbox_keeps_aspect_and_centres() -> None:
 
 
 def _raw(*preds: tuple[int, float, float, float, float, float]) -> np.ndarray:
-    out = np.zeros((4 + len(CLASSES), len(preds)), np.float32)
+    out = np.zeros((4 + len(DETECTOR_CLASSES), len(preds)), np.float32)
     for k, (cls, cx, cy, w, h, score) in enumerate(preds):
         out[:4, k] = cx, cy, w, h
         out[4 + cls, k] = score
@@ -124,22 +148,24 @@ def _raw(*preds: tuple[int, float, float, float, float, float]) -> np.ndarray:
 
 
 def test_nms_suppresses_within_a_group_only() -> None:
-    raw = _raw((CARD, 50, 50, 40, 60, 0.9), (BACK, 52, 50, 40, 60, 0.8),  # one whole card, twice
-               (QH, 40, 30, 10, 15, 0.7), (SEVEN_C, 41, 30, 10, 15, 0.6),  # one index, twice
-               (HAND, 50, 50, 40, 60, 0.5))  # a hand over the card survives
+    raw = _raw((DET_CARD, 50, 50, 40, 60, 0.9), (DET_BACK, 52, 50, 40, 60, 0.8),  # one whole card, twice
+               (DET_INDEX, 40, 30, 10, 15, 0.7), (DET_INDEX, 41, 30, 10, 15, 0.6),  # one index, twice
+               (DET_HAND, 50, 50, 40, 60, 0.5))  # a hand over the card survives
     xyxy, scores, cls = decode(raw, conf=0.25, iou=0.5)
-    assert cls.tolist() == [CARD, QH, HAND]
+    assert cls.tolist() == [DET_CARD, DET_INDEX, DET_HAND]
     np.testing.assert_allclose(xyxy[0], [30, 20, 70, 80])
-    assert decode(_raw((CARD, 5, 5, 4, 4, 0.2)), 0.25, 0.5)[0].shape == (0, 4)
+    assert decode(_raw((DET_CARD, 5, 5, 4, 4, 0.2)), 0.25, 0.5)[0].shape == (0, 4)
 
 
 def test_assign_gives_each_index_to_one_card() -> None:
     xyxy = np.array([[0, 0, 100, 140], [10, 10, 90, 130], [5, 5, 25, 35], [300, 0, 320, 30]], np.float32)
     scores = np.array([0.9, 0.8, 0.7, 0.6], np.float32)
-    cls = np.array([CARD, CARD, QH, SEVEN_C])
-    boxes, conf, ids, lone = assign(xyxy, scores, cls)
+    cls = np.array([DET_CARD, DET_CARD, DET_INDEX, DET_INDEX])
+    codes = np.array([0, 0, QH, SEVEN_C])
+    probs = np.array([0, 0, 0.5, 0.9], np.float32)
+    boxes, conf, ids, lone = assign(xyxy, scores, cls, codes, probs)
     assert ids.tolist() == [QH, CARD, SEVEN_C] and lone.tolist() == [False, False, True]
-    np.testing.assert_allclose(conf, [0.63, 0.8, 0.6], rtol=1e-6)
+    np.testing.assert_allclose(conf, [0.9 * 0.5, 0.8, 0.6 * 0.9], rtol=1e-6)
 
 
 def test_decode_rejects_an_output_of_the_wrong_shape() -> None:
@@ -200,8 +226,14 @@ def test_a_truncated_model_is_named(tmp_path: Path, model_path: Path) -> None:
 
 def test_a_model_of_other_classes_is_refused(tmp_path: Path) -> None:
     coco = build_card_model(tmp_path / "coco.onnx", [], names=[f"thing{i}" for i in range(80)])
-    with pytest.raises(InputError, match="not a card model of this version"):
+    with pytest.raises(InputError, match="not a card detector of this version"):
         Recognizer(coco)
+    detector = build_card_model(tmp_path / "cards.onnx", [], index=False)
+    with pytest.raises(MissingPrerequisite, match="cards-index.onnx"):
+        Recognizer(detector)
+    build_index_model(index_model_path(detector), names=[f"c{i}" for i in range(52)])
+    with pytest.raises(InputError, match="cards-index.onnx: not a corner-index classifier"):
+        Recognizer(detector)
 
 
 def test_bad_settings_and_images(rec: Recognizer, tmp_path: Path) -> None:
@@ -234,13 +266,52 @@ def test_an_exported_ultralytics_model_loads(tmp_path: Path, monkeypatch: pytest
     from ultralytics.nn.tasks import DetectionModel
 
     yolo = YOLO("yolo11n.yaml", task="detect")
-    yolo.model = DetectionModel("yolo11n.yaml", nc=len(CLASSES), verbose=False)
-    yolo.model.names = dict(enumerate(CLASSES))
+    yolo.model = DetectionModel("yolo11n.yaml", nc=len(DETECTOR_CLASSES), verbose=False)
+    yolo.model.names = dict(enumerate(DETECTOR_CLASSES))
     yolo.model.task = "detect"
     yolo.model.args = {"imgsz": 128, "data": ""}
     yolo.model.pt_path = str(tmp_path / "cards.pt")
     path = Path(yolo.export(format="onnx", imgsz=128, dynamic=True, simplify=False, device="cpu", opset=17))
+    from ultralytics.nn.tasks import ClassificationModel
+
+    cls = YOLO("yolo11n-cls.yaml", task="classify")
+    cls.model = ClassificationModel("yolo11n-cls.yaml", nc=len(CODES), verbose=False)
+    cls.model.names = dict(enumerate(sorted(CODES)))
+    cls.model.task = "classify"
+    cls.model.args = {"imgsz": INDEX_CROP, "data": ""}
+    cls.model.pt_path = str(tmp_path / "cls" / "cards-index.pt")
+    (tmp_path / "cls").mkdir()
+    exported = Path(cls.export(format="onnx", imgsz=INDEX_CROP, dynamic=True, simplify=False, device="cpu",
+                               opset=17))
+    exported.replace(index_model_path(path))
     real = Recognizer(path, threads=1)
+    codes, probs = real.classify_indices([np.zeros((INDEX_CROP, INDEX_CROP, 3), np.uint8)] * 2)
+    assert codes.shape == (2,) and np.all((probs > 0) & (probs <= 1))
     assert real.imgsz == (128, 128) and not real.fixed_input
     assert isinstance(real.detect(np.zeros((72, 128, 3), np.uint8)), Detections)
     assert len(real.recognize_zones([np.zeros((100, 70, 3), np.uint8)] * 3)) == 3
+
+
+def test_index_crop_is_a_square_round_the_box() -> None:
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[40:60, 90:100] = 255  # a 10 x 20 "index"
+    crop = index_crop(image, np.array([90, 40, 100, 60], np.float32))
+    assert crop.shape == (INDEX_CROP, INDEX_CROP, 3)
+    # side 20 * 1.2 = 24 px -> 64: the index fills the middle 10/24 x 20/24 of the crop
+    assert crop[32, 32].tolist() == [255] * 3 and crop[32, 10].tolist() == [0] * 3
+    assert crop[2, 32].tolist() == [0] * 3
+    edge = index_crop(image, np.array([0, 0, 10, 10], np.float32), 32)  # outside: the edge repeated
+    assert edge.shape == (32, 32, 3) and not edge.any()
+
+
+def test_whole_images_are_run_at_each_scale_and_merged(model_path: Path) -> None:
+    """The fake model finds the same things at both scales (as a real one does for objects of
+    a size it knows): merged, each is found once, where one scale finds it."""
+    image = _lit(np.zeros((720, 1280, 3), np.uint8), [460, 336, 540, 456])
+    one = Recognizer(model_path, threads=1, scales=(1.0,)).detect(image)
+    two = Recognizer(model_path, threads=1, scales=(1.0, 0.5)).detect(image)
+    assert sorted(two.label.tolist()) == sorted(one.label.tolist()) == ["7C", "QH", "back", "hand"]
+    for label in one.label:
+        np.testing.assert_allclose(two[two.label == label].xyxy, one[one.label == label].xyxy, atol=8)
+    with pytest.raises(ValueError, match="scales"):
+        Recognizer(model_path, scales=(1.5,))
