@@ -111,6 +111,14 @@ class Calibration:
     ) -> np.ndarray:
         """A top-down view at ``px_per_mm``: the whole mat (as :func:`render_mat` draws it),
         or one zone turned so that its owner reads it upright, plus ``margin_mm`` around."""
+        map_x, map_y = self.rectify_maps(px_per_mm, zone=zone, margin_mm=margin_mm)
+        return cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def rectify_maps(
+        self, px_per_mm: float, *, zone: str | None = None, margin_mm: float = 0.0,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ``cv2.remap`` maps (float32 image x and y per output pixel) of :meth:`rectify`,
+        to compute once and apply to every frame."""
         if not px_per_mm > 0:
             raise ValueError(f"px_per_mm must be positive, got {px_per_mm}")
         s = float(px_per_mm)
@@ -136,17 +144,12 @@ class Calibration:
             ]
         )
         out_to_img = self.inverse @ out_to_mat
-        if self.lens is None:
-            return cv2.warpPerspective(
-                frame, out_to_img, (out_w, out_h),
-                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
-            )
         uu, vv = np.meshgrid(np.arange(out_w, dtype=np.float64), np.arange(out_h, dtype=np.float64))
-        grid = np.stack([uu.ravel(), vv.ravel()], axis=1)
-        img = self.lens.distort_points(_apply(out_to_img, grid)).astype(np.float32)
-        map_x = img[:, 0].reshape(out_h, out_w)
-        map_y = img[:, 1].reshape(out_h, out_w)
-        return cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        img = _apply(out_to_img, np.stack([uu.ravel(), vv.ravel()], axis=1))
+        if self.lens is not None:
+            img = self.lens.distort_points(img)
+        img = img.astype(np.float32)
+        return img[:, 0].reshape(out_h, out_w), img[:, 1].reshape(out_h, out_w)
 
     # ------------------------------------------------------------------ file form
     def to_dict(self) -> dict[str, Any]:

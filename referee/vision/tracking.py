@@ -61,6 +61,7 @@ class ZoneChange:
     was_occupied: bool
     since_frame: int  # the frame where the change began (first unsettled frame)
     difference: float  # mean abs difference between the two settled views
+    hand_over: bool = False  # settled with a (still) hand over it: only part of the zone may show
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,9 @@ class TrackerSettings:
     hand_diff: float = 30.0  # a background cell differs by this much: foreground
     hand_min_mm2: float = 1500.0
     background_still: int = 4  # frames a cell must be still to enter the background
+    #: zones that may settle with a still hand over them: on a spit pile a card can land,
+    #: rest and be taken back while the players' hands never leave it (touch races)
+    settle_under_hand: tuple[str, ...] = ("pile1", "pile2")
 
 
 class ZoneTracker:
@@ -221,7 +225,7 @@ class ZoneTracker:
             if st.reference is None:
                 st.reference, st.occupied, st.settled = small, occupied, True
             diff_ref = float(np.mean(np.abs(small - st.reference)))
-            if motion < self.s.still_level and not hand_over:
+            if motion < self.s.still_level and (not hand_over or zid in self.s.settle_under_hand):
                 st.still += 1
             else:
                 st.still = 0
@@ -237,7 +241,7 @@ class ZoneTracker:
                 st.settled = True
                 if diff_ref > self.s.change_level or occupied != st.occupied:
                     changes.append(ZoneChange(zid, idx, float(time), occupied, st.occupied,
-                                              st.since_frame, diff_ref))
+                                              st.since_frame, diff_ref, hand_over))
                 st.reference, st.occupied = small, occupied
             covered = hand_over or (not st.settled and diff_ref > self.s.cover_level)
             # occupancy is only trusted when the zone is settled: between, the last settled answer

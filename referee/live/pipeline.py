@@ -1,0 +1,196 @@
+"""The referee at work: frames in, table events, verdicts and calls out (docs/pipeline.md).
+
+    referee = Referee(calibration, ModelReader(Recognizer.load(), calibration), board=board)
+    for frame in source:
+        step = referee.step(frame)          # StepResult: tracked zones, events, verdicts, calls
+    records = referee.finish()
+
+Per frame: tracking (:class:`ZoneTracker`, one remap) -> for the zones that settled with new
+content, recognition of just those zones in one batch -> observation (:class:`Observer`) ->
+the rules engine (:class:`referee.rules.Game`) -> board signals and records. Nothing here
+waits on the board (its ``signal`` returns at once) or on disk. A camera knocked out of place
+is noticed by the drift check, run every ``drift_every`` frames (:class:`DriftMonitor`): a
+nudge is followed, a move is reported (and the zones are not trusted until recalibrated).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from referee.board import Board, Signal
+from referee.events import Call, CallKind, GameStart, Outcome, Record, TableEvent, Verdict
+from referee.live.source import Frame
+from referee.rules import Game, InconsistentEvent, RuleSet
+from referee.rules.game import Phase
+from referee.vision.calibration import Calibration
+from referee.vision.drift import DriftMonitor, DriftState, DriftStatus
+from referee.vision.observation import Observer, ZoneReading
+from referee.vision.tracking import TrackedFrame, ZoneTracker
+from referee.vision.zonecrops import ZoneCropper
+
+log = logging.getLogger(__name__)
+
+DRIFT_EVERY = 30
+
+
+class ZoneReader(Protocol):
+    """Recognition as the pipeline uses it: what lies on top of these zones in this frame."""
+
+    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]: ...
+
+
+class ModelReader:
+    """The card model (:class:`~referee.vision.recognize.Recognizer`) on rectified zone crops."""
+
+    def __init__(self, recognizer: object, calibration: Calibration) -> None:
+        self.recognizer = recognizer
+        self.cropper = ZoneCropper(calibration)
+
+    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
+        if not zones:
+            return []
+        rows = self.recognizer.recognize_zones(self.cropper.cut(image, zones))  # type: ignore[attr-defined]
+        return [(str(lab), float(conf)) for lab, conf in zip(rows.label, rows.confidence, strict=True)]
+
+    def recalibrated(self, calibration: Calibration) -> None:
+        self.cropper = ZoneCropper(calibration)
+
+
+def signals_for(verdict: Verdict | None, calls: Sequence[Call]) -> list[Signal]:
+    """What the board shows for a verdict and the calls that came with it."""
+    out: list[Signal] = []
+    if verdict is not None and verdict.outcome is Outcome.FAULT:
+        out.append(Signal.fault(verdict.player))
+    for call in calls:
+        if call.call is CallKind.SPIT:
+            out.append(Signal.spit_call())
+        elif call.call is CallKind.ROUND_END:
+            out.append(Signal.round_end())
+        elif call.call is CallKind.SLAP_WINNER and call.player is not None:
+            out.append(Signal.slap_winner(call.player))
+        elif call.call is CallKind.GAME_OVER:
+            out.append(Signal.game_over(call.player))
+    return out
+
+
+@dataclass
+class StepResult:
+    frame: int
+    t: float
+    tracked: TrackedFrame
+    events: list[TableEvent] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    rejected: list[InconsistentEvent] = field(default_factory=list)
+    drift: DriftStatus | None = None
+    seconds: float = 0.0  # this step's own processing time
+
+
+class Referee:
+    """Referees one game from a stream of frames (see the module doc).
+
+    ``prelude``: table events of the game before the video starts (a game continued from a
+    log); without it the first frame is read as the layout of a new round.
+    ``on_record``: called with every record as it is made (the event log writer)."""
+
+    def __init__(self, calibration: Calibration, reader: ZoneReader, rules: RuleSet | None = None,
+                 board: Board | None = None, prelude: Sequence[TableEvent] = (),
+                 on_record: Callable[[Record], None] | None = None, drift_every: int = DRIFT_EVERY,
+                 game: int = 0, seed: int | None = None) -> None:
+        self.calibration = calibration
+        self.reader = reader
+        self.rules = rules or RuleSet()
+        self.board = board
+        self.on_record = on_record
+        self.tracker = ZoneTracker(calibration)
+        self.observer = Observer(calibration.layout)
+        self.game = Game(self.rules)
+        self.drift = DriftMonitor(calibration)
+        self.drift_every = drift_every
+        self.records: list[Record] = []
+        self.rejected: list[InconsistentEvent] = []
+        self.camera_moved = False
+        self._prelude = list(prelude)
+        self._started = False
+        self._emit(GameStart(t=0.0, frame=0, game=game, rules=self.rules, seed=seed))
+        for ev in self._prelude:
+            self._judge(ev, StepResult(0, 0.0, TrackedFrame(0, 0.0, {}, (), ())), quiet=True)
+
+    # ------------------------------------------------------------------ per frame
+    def step(self, frame: Frame) -> StepResult:
+        t0 = time.perf_counter()
+        tracked = self.tracker.update(frame.image, frame.t)
+        result = StepResult(frame.index, frame.t, tracked)
+        if not self._started:
+            self._started = True
+            zones = self.tracker.zone_ids
+            readings = self._read(frame, zones)
+            events = self.observer.start(readings, frame.index, frame.t, deal=not self._prelude)
+        else:
+            zones = [c.zone for c in tracked.changes]
+            readings = self._read(frame, zones) if zones else {}
+            events = self.observer.update(tracked, readings)
+        for ev in events:
+            self._judge(ev, result)
+        self.observer.note_round_over(self.game.phase is Phase.ROUND_OVER)
+        if self.drift_every and frame.index % self.drift_every == self.drift_every - 1:
+            result.drift = self._check_drift(frame.image)
+        result.seconds = time.perf_counter() - t0
+        return result
+
+    def _read(self, frame: Frame, zones: Sequence[str]) -> dict[str, ZoneReading]:
+        labels = self.reader.read(frame.image, frame.index, zones)
+        return {z: ZoneReading(z, lab, conf, frame.index, frame.t) for z, (lab, conf) in zip(zones, labels,
+                                                                                           strict=True)}
+
+    def _judge(self, ev: TableEvent, result: StepResult, quiet: bool = False) -> None:
+        try:
+            judgement = self.game.apply(ev)
+        except InconsistentEvent as exc:
+            log.warning("frame %s: %s", ev.frame, exc)
+            result.rejected.append(exc)
+            self.rejected.append(exc)
+            return
+        result.events.append(ev)
+        result.verdicts.append(judgement.verdict)
+        result.calls.extend(judgement.calls)
+        self._emit(ev)
+        self._emit(judgement.verdict)
+        for call in judgement.calls:
+            self._emit(call)
+        if self.board is not None and not quiet:
+            for sig in signals_for(judgement.verdict, judgement.calls):
+                self.board.signal(sig)
+
+    def _emit(self, record: Record) -> None:
+        self.records.append(record)
+        if self.on_record is not None:
+            self.on_record(record)
+
+    def _check_drift(self, image: np.ndarray) -> DriftStatus:
+        status = self.drift.check(image)
+        if status.state is DriftState.NUDGED:
+            self.calibration = self.drift.calibration
+            self.tracker = _retracked(self.tracker, self.calibration)
+            if hasattr(self.reader, "recalibrated"):
+                self.reader.recalibrated(self.calibration)
+        elif status.state is DriftState.MOVED and not self.camera_moved:
+            self.camera_moved = True
+            log.warning("%s", status.message)
+        return status
+
+    def finish(self) -> list[Record]:
+        for ev in self.observer.finish():
+            self._judge(ev, StepResult(-1, ev.t, TrackedFrame(-1, ev.t, {}, (), ())))
+        return self.records
+
+
+def _retracked(old: ZoneTracker, calibration: Calibration) -> ZoneTracker:
+    """A tracker for the new calibration (the zones' settled views are learnt again)."""
+    return ZoneTracker(calibration, old.s)

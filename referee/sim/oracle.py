@@ -1,0 +1,39 @@
+"""Perfect recognition from a fixture's per-frame truth, to measure the rest of the referee alone.
+
+:class:`TruthReader` answers what recognition is asked in the pipeline ("what lies on top of
+these zones in this frame?") from ``frames.jsonl.gz`` instead of from pixels. Scoring the
+pipeline once with it and once with the card model separates observation and arbitration
+errors from recognition errors (``benchmarks/referee_eval.py``). It is never used on a real
+table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from referee.sim.truth import read_frames
+
+
+class TruthReader:
+    """Zone tops per frame from the simulator's truth."""
+
+    def __init__(self, frames_path: str | Path) -> None:
+        self.frames = read_frames(frames_path)
+
+    def read(self, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
+        """(label, confidence) per zone: the card code on top (face up), ``back`` or ``empty``.
+
+        The top is the last card drawn with the zone's tag that is not in flight."""
+        cards = self.frames[min(max(frame, 0), len(self.frames) - 1)]["cards"]
+        out = []
+        for zone in zones:
+            top = None
+            for card in cards:
+                if card["tag"] == zone and not card["moving"]:
+                    top = card
+            if top is None:
+                out.append(("empty", 1.0))
+            else:
+                out.append((top["card"] if top["face_up"] else "back", 1.0))
+        return out

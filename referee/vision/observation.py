@@ -1,0 +1,404 @@
+"""Observation: zone changes and what recognition read become table events (docs/observation.md).
+
+    obs = Observer(layout)
+    events = obs.start(readings, frame=0, t=0.0)          # the table at the first frame
+    events = obs.update(tracked, readings)                 # each frame: TrackedFrame + new readings
+    events = obs.finish(tracked)                           # end of the video: what is still pending
+
+The tracker (:mod:`referee.vision.tracking`) says *when* a zone settled with new content;
+recognition says *what* now lies on top (a card code, ``back``, ``empty``). The observer keeps
+what lies on top of every zone and what it knows of each spit pile, and explains each new
+top as the table events that produce it:
+
+- a stock slot whose face-up card is gone: the card *departed* (to a pile, another slot);
+- a stock slot that showed a back and now shows a card: a ``turn``;
+- a spit pile with a new card on top: a ``play`` from the slot that held that card, or a
+  ``spit`` (a card no slot held, from the packet of the player whose hand was there);
+- a spit pile whose top is again the card that lay beneath: a ``take_back``;
+- an empty slot that now holds a card that departed from another slot: a ``move``;
+- a card that departed from a slot, never seen to arrive, while a pile took a new card: it
+  went onto that pile *underneath* the card now on top (the layering of a touch race: the
+  card underneath touched first) and is played before it;
+- a spit pile that is empty again: ``take_pile`` by the player whose hand took it;
+- after a round ends, a hand that comes down and stays on a spit pile: a ``slap``.
+
+Times: a zone settles a few frames after the touch (the card slides, the hand lifts off, the
+tracker waits for stillness). The touch is estimated from the settle frame minus the lag
+measured on the fixtures (:data:`TOUCH_LAG_S`) unless arbitration gives a better estimate;
+``start`` is when the source slot first showed a hand. Each event carries its evidence:
+the frames, the estimate and its uncertainty, what lay underneath.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from referee.cards import Card
+from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TableEvent, TakeBack, TakePile, Turn
+from referee.players import Player
+from referee.vision.mat import MatLayout, ZoneKind
+from referee.vision.tracking import HandBlob, TrackedFrame, ZoneChange
+
+log = logging.getLogger(__name__)
+
+#: Seconds between a card's touch and the frame its zone is reported settled (median on the
+#: fixtures with perfect recognition; docs/observation.md), and the spread of that lag.
+TOUCH_LAG_S = 0.2
+TOUCH_LAG_SD = 0.05
+#: A departure and an arrival belong together within this many seconds.
+PAIR_WINDOW_S = 2.5
+#: A zone that settled under a still hand is believed only for a card read at least this surely.
+HAND_OVER_CONFIDENCE = 0.5
+#: A hand over a spit pile, still for this long after a round ended, is a slap.
+SLAP_STILL_S = 0.1
+FACE_UP_LABELS = frozenset({"back", "empty", "card"})
+
+
+@dataclass(frozen=True)
+class ZoneReading:
+    """What recognition read on top of a zone when it settled."""
+
+    zone: str
+    label: str  # a card code ("QH"), "back", "empty", or "card" (face up, not read)
+    confidence: float
+    frame: int
+    time: float
+
+    @property
+    def card(self) -> Card | None:
+        return None if self.label in FACE_UP_LABELS else Card.parse(self.label)
+
+
+@dataclass
+class _Departure:
+    card: str
+    player: Player
+    slot: int
+    start: float  # the slot first showed a hand
+    frame: int  # the slot settled without the card
+    time: float
+    used: bool = False
+
+
+@dataclass
+class _PileCard:
+    card: str
+    player: Player | None
+    slot: int | None  # None: a spit card (from the packet)
+
+
+@dataclass
+class _HandSeen:
+    first: float  # first time over the pile
+    last: float
+    still_since: float | None = None
+    slapped: bool = False
+
+
+@dataclass
+class ObserverState:
+    """What the observer believes lies on the table (for the overlay and the dispute report)."""
+
+    tops: dict[str, str] = field(default_factory=dict)
+    piles: dict[int, list[_PileCard]] = field(default_factory=dict)
+
+
+class Observer:
+    """Turns settled zone changes and readings into table events, in time order."""
+
+    def __init__(self, layout: MatLayout, touch_lag_s: float = TOUCH_LAG_S) -> None:
+        self.layout = layout
+        self.touch_lag_s = touch_lag_s
+        self.state = ObserverState()
+        self._zone = {z.id: z for z in layout.zones}
+        self._slot_zone = {(z.owner, z.number): z.id for z in layout.zones if z.kind is ZoneKind.STOCK}
+        self._pile_zone = {z.number: z.id for z in layout.zones if z.kind is ZoneKind.PILE}
+        self._departures: list[_Departure] = []
+        self._unsettled_since: dict[str, tuple[float, int]] = {}
+        self._hands_over: dict[str, dict[Player, float]] = {}  # zone -> player -> last time a hand was there
+        self._two_hands: dict[Player, float] = {}  # last time a player had two hands on the mat
+        self.round_over = False
+        self._slaps: dict[tuple[int, Player], _HandSeen] = {}
+        self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
+        self._gone_before_settled: set[tuple[str, Player, int]] = set()  # explained before its slot settled
+
+    # ------------------------------------------------------------------ the first frame
+    def start(self, readings: Mapping[str, ZoneReading], frame: int, t: float,
+              deal: bool = True) -> list[TableEvent]:
+        """The table as the first frame shows it. With ``deal``, the layout of a new round:
+        each player's deal, the face-up cards of their stock as turns, and the spit cards on
+        the piles (pile 1 is A's, pile 2 B's, as players turn them at the start). Without it
+        (a game continued from a log) only the observer's own picture is set."""
+        for zone, reading in readings.items():
+            self.state.tops[zone] = reading.label
+        events: list[TableEvent] = []
+        ev: dict[str, object] = {"prelude": True, "frame": frame}
+        if deal:
+            for player in (Player.A, Player.B):
+                events.append(Deal(t=t, frame=frame, player=player, evidence=ev))
+            for player in (Player.A, Player.B):
+                for (owner, slot), zone in sorted(self._slot_zone.items(), key=lambda kv: str(kv[0])):
+                    card = readings[zone].card if zone in readings else None
+                    if owner is player and card is not None:
+                        events.append(Turn(t=t, frame=frame, player=player, slot=int(slot), card=card,
+                                           evidence=ev))
+        for number, zone in sorted(self._pile_zone.items()):
+            card = readings[zone].card if zone in readings else None
+            self.state.piles[int(number)] = []
+            if card is not None:
+                player = Player.A if number == 1 else Player.B
+                self.state.piles[int(number)].append(_PileCard(str(card), player, None))
+                if deal:
+                    events.append(SpitTurn(t=t, frame=frame, player=player, pile=int(number), card=card,
+                                           evidence=ev))
+        return events
+
+    # ------------------------------------------------------------------ every frame
+    def update(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading]) -> list[TableEvent]:
+        """Events explained by this frame's settled changes (``readings`` has a reading for
+        each zone in ``tracked.changes``), plus slaps seen on the hands."""
+        self._follow_hands(tracked)
+        for zid, obs in tracked.zones.items():
+            if not obs.settled and zid not in self._unsettled_since:
+                self._unsettled_since[zid] = (tracked.time, tracked.frame)
+        events: list[TableEvent] = []
+        changes = sorted(tracked.changes, key=lambda c: self._order(c.zone))
+        for change in changes:
+            since = self._unsettled_since.pop(change.zone, (change.time, change.frame))
+            reading = readings.get(change.zone)
+            if reading is None:
+                continue
+            events += self._explain(change, reading, since)
+        events += self._slap_events(tracked)
+        events.sort(key=lambda e: e.t)
+        return events
+
+    def finish(self, tracked: TrackedFrame | None = None) -> list[TableEvent]:
+        """Nothing is held back at the end today (every event is given when explained)."""
+        return []
+
+    def note_round_over(self, over: bool) -> None:
+        """The rules engine says whether the round is over (slaps are looked for then)."""
+        if over and not self.round_over:
+            self._slaps.clear()
+        self.round_over = over
+
+    # ------------------------------------------------------------------ explaining changes
+    def _order(self, zone: str) -> int:
+        """Stock slots first (a departure is known before the arrival it explains), piles last."""
+        kind = self._zone[zone].kind if zone in self._zone else None
+        rank = {ZoneKind.STOCK: 0, ZoneKind.PACKET: 1, ZoneKind.PILE: 2}
+        return rank[kind] if kind is not None else 3
+
+    def _touch(self, change: ZoneChange) -> float:
+        return max(0.0, change.time - self.touch_lag_s)
+
+    def _evidence(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                  **extra: object) -> dict[str, object]:
+        return {"zone": change.zone, "since_frame": since[1], "settled_frame": change.frame,
+                "read": reading.label, "read_confidence": round(reading.confidence, 3),
+                "contact_sd": TOUCH_LAG_SD, **extra}
+
+    def _explain(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
+                 ) -> list[TableEvent]:
+        zone = self._zone.get(change.zone)
+        if zone is None:
+            return []
+        old = self.state.tops.get(change.zone, "empty")
+        new = reading.label
+        if new == "card":  # face up but not read: keep what we had, it may be read next time
+            log.info("frame %d: %s shows a card that was not read", change.frame, change.zone)
+            return []
+        if change.hand_over and (new in FACE_UP_LABELS or reading.confidence < HAND_OVER_CONFIDENCE):
+            return []  # under a hand only a clearly read card counts: "empty" may be the hand
+        if new == old:
+            return []
+        self.state.tops[change.zone] = new
+        if zone.kind is ZoneKind.STOCK:
+            assert zone.owner is not None and zone.number is not None
+            return self._stock_change(change, reading, since, zone.owner, zone.number, old, new)
+        if zone.kind is ZoneKind.PILE:
+            assert zone.number is not None
+            return self._pile_change(change, reading, since, zone.number, old, new)
+        return []
+
+    def _stock_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                      player: Player, slot: int, old: str, new: str) -> list[TableEvent]:
+        if old not in FACE_UP_LABELS:  # its face-up card left
+            self._departures.append(_Departure(old, player, slot, since[0], change.frame, change.time))
+            self._settle_departure(self._departures[-1])
+        if new in FACE_UP_LABELS:
+            return []
+        if self._returning.pop(new, None) == (player, slot):
+            return []  # back from a pile: the take-back was given when the pile changed
+        if any(p.card == new for pile in self.state.piles.values() for p in pile):
+            return []  # still on a pile as far as we know: the pile's change will explain it
+        card = Card.parse(new)
+        evidence = self._evidence(change, reading, since)
+        if old == "back":
+            return [Turn(t=self._touch(change), frame=change.frame, player=player, slot=slot, card=card,
+                         start=since[0], evidence=evidence)]
+        source = self._source_of(new, change, exclude=(player, slot))
+        if source is not None and source[0] is player:
+            return [Move(t=self._touch(change), frame=change.frame, player=player, start=source[2],
+                         from_slot=source[1], to_slot=slot, card=card, evidence=evidence)]
+        # the face-up card left and the one beneath was turned while the hand stayed over the slot
+        return [Turn(t=self._touch(change), frame=change.frame, player=player, slot=slot, card=card,
+                     start=since[0], evidence=evidence)]
+
+    def _settle_departure(self, dep: _Departure) -> None:
+        """A departure of a card already explained (played onto a pile or moved to another slot
+        before its slot settled)."""
+        if (dep.card, dep.player, dep.slot) in self._gone_before_settled:
+            self._gone_before_settled.discard((dep.card, dep.player, dep.slot))
+            dep.used = True
+            return
+        for pile in self.state.piles.values():
+            for p in pile:
+                if p.card == dep.card and p.player is dep.player and p.slot == dep.slot:
+                    dep.used = True
+
+    def _find_departure(self, card: str, exclude: tuple[Player, int] | None = None) -> _Departure | None:
+        for dep in reversed(self._departures):
+            if dep.card == card and not dep.used and (dep.player, dep.slot) != exclude:
+                return dep
+        return None
+
+    def _holder(self, card: str, exclude: tuple[Player, int] | None = None) -> tuple[Player, int] | None:
+        """The stock slot (other than ``exclude``) whose top is ``card`` now."""
+        for (player, slot), zone in self._slot_zone.items():
+            if self.state.tops.get(zone) == card and (player, slot) != exclude:
+                return player, int(slot)
+        return None
+
+    def _pile_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                     pile_n: int, old: str, new: str) -> list[TableEvent]:
+        pile = self.state.piles.setdefault(pile_n, [])
+        t = self._touch(change)
+        if new == "empty":
+            taker = self._hand_player(change.zone, since[0], change.time)
+            pile.clear()
+            if taker is None:
+                log.info("pile %d emptied, no hand seen", pile_n)
+                return []
+            return [TakePile(t=t, frame=change.frame, player=taker, pile=pile_n,
+                             evidence=self._evidence(change, reading, since))]
+        if new == "back":
+            return []
+        # a take-back: the card now on top lay beneath the one that left
+        if len(pile) >= 2 and pile[-2].card == new and pile[-1].card == old:
+            gone = pile.pop()
+            player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
+            if gone.player is not None and gone.slot is not None:
+                self._returning[gone.card] = (gone.player, gone.slot)
+            return [TakeBack(t=t, frame=change.frame, player=player, pile=pile_n, card=Card.parse(gone.card),
+                             start=since[0], evidence=self._evidence(change, reading, since))]
+        events: list[TableEvent] = []
+        # hidden arrivals: cards that left a slot, unexplained, while this pile changed
+        hidden = [d for d in self._departures
+                  if not d.used and since[0] - PAIR_WINDOW_S <= d.time <= change.time + 1e-9 and d.card != new
+                  and self._hand_was_over(change.zone, d.player, since[0])]
+        top_source = self._source_of(new, change)
+        under_t = t - 1.0 / 30
+        for dep in hidden:
+            if top_source is not None and dep.player is top_source[0] and dep.slot == top_source[1]:
+                continue
+            dep.used = True
+            pile.append(_PileCard(dep.card, dep.player, dep.slot))
+            events.append(Play(t=under_t, frame=change.frame, player=dep.player, start=dep.start,
+                               slot=dep.slot, pile=pile_n, card=Card.parse(dep.card),
+                               evidence=self._evidence(change, reading, since, underneath=True,
+                                                       layering="under " + new)))
+        card = Card.parse(new)
+        if top_source is None:
+            player = self._hand_player(change.zone, since[0], change.time) or Player.A
+            pile.append(_PileCard(new, player, None))
+            events.append(SpitTurn(t=t, frame=change.frame, player=player, pile=pile_n, card=card,
+                                   start=since[0], evidence=self._evidence(change, reading, since)))
+            return events
+        player, slot, start = top_source
+        pile.append(_PileCard(new, player, slot))
+        under = [p.card for p in pile[-3:-1]]
+        events.append(Play(t=t, frame=change.frame, player=player, start=start, slot=slot, pile=pile_n,
+                           card=card, hand=self._hand_of(player, start),
+                           evidence=self._evidence(change, reading, since, underneath=under)))
+        return events
+
+    def _source_of(self, card: str, change: ZoneChange, exclude: tuple[Player, int] | None = None
+                   ) -> tuple[Player, int, float] | None:
+        """Where a card that landed came from: a recent departure, else the slot that still
+        shows it (that slot settles later: the hand was over it)."""
+        dep = self._find_departure(card, exclude=exclude)
+        if dep is not None and change.time - dep.time <= PAIR_WINDOW_S:
+            dep.used = True
+            return dep.player, dep.slot, dep.start
+        holder = self._holder(card, exclude)
+        if holder is not None:
+            player, slot = holder
+            self._gone_before_settled.add((card, player, slot))
+            zone = self._slot_zone[(player, slot)]
+            since = self._unsettled_since.get(zone, (change.time, change.frame))[0]
+            return player, slot, since
+        return None
+
+    # ------------------------------------------------------------------ hands
+    def _follow_hands(self, tracked: TrackedFrame) -> None:
+        per_player: dict[Player, int] = {}
+        for hand in tracked.hands:
+            per_player[hand.player] = per_player.get(hand.player, 0) + 1
+            for zone in hand.zones:
+                self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
+        for player, n in per_player.items():
+            if n >= 2:
+                self._two_hands[player] = tracked.time
+
+    def _hand_player(self, zone: str, since: float, until: float) -> Player | None:
+        """The player whose hand was over ``zone`` last between ``since`` and ``until``."""
+        seen = {p: t for p, t in self._hands_over.get(zone, {}).items() if since - 0.5 <= t <= until + 1e-9}
+        if not seen:
+            return None
+        return max(seen, key=lambda p: seen[p])
+
+    def _hand_was_over(self, zone: str, player: Player, since: float) -> bool:
+        """A hand of ``player`` was over ``zone`` at ``since`` or later."""
+        return self._hands_over.get(zone, {}).get(player, -1.0) >= since - 0.1
+
+    def _hand_of(self, player: Player, start: float) -> Hand | None:
+        """Which hand, when the player had two on the mat round ``start`` (else unknown)."""
+        del start
+        return None
+
+    # ------------------------------------------------------------------ slaps
+    def _slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:
+        if not self.round_over:
+            return []
+        events: list[TableEvent] = []
+        for number, zone in self._pile_zone.items():
+            over = {h.player: h for h in tracked.hands if zone in h.zones}
+            for player in (Player.A, Player.B):
+                key = (int(number), player)
+                seen = self._slaps.get(key)
+                if player not in over:
+                    if seen is not None and not seen.slapped:
+                        del self._slaps[key]
+                    continue
+                if seen is None:
+                    seen = self._slaps[key] = _HandSeen(tracked.time, tracked.time)
+                seen.last = tracked.time
+                if not seen.slapped and tracked.time - seen.first >= SLAP_STILL_S:
+                    seen.slapped = True
+                    events.append(Slap(t=seen.first, frame=tracked.frame, player=player, pile=int(number),
+                                       evidence={"zone": zone, "first_over_frame": tracked.frame,
+                                                 "hand_area_mm2": round(over[player].area_mm2)}))
+        return events
+
+
+def readings_from_labels(zones: Sequence[str], labels: Sequence[tuple[str, float]], frame: int,
+                         t: float) -> dict[str, ZoneReading]:
+    """:class:`ZoneReading` per zone from (label, confidence) pairs in the same order."""
+    return {z: ZoneReading(z, lab, conf, frame, t) for z, (lab, conf) in zip(zones, labels, strict=True)}
+
+
+__all__ = ["HandBlob", "Observer", "ObserverState", "ZoneReading", "readings_from_labels"]
