@@ -37,6 +37,7 @@ from referee.vision.zonecrops import ZoneCropper
 log = logging.getLogger(__name__)
 
 DRIFT_EVERY = 30
+DRIFT_STILL_PX = 3.0
 
 
 class ZoneReader(Protocol):
@@ -111,7 +112,8 @@ class Referee:
         self.tracker = ZoneTracker(calibration)
         self.observer = Observer(calibration.layout)
         self.game = Game(self.rules)
-        self.drift = DriftMonitor(calibration)
+        # hands over the markers shift the fit by a pixel or two: only a real nudge is followed
+        self.drift = DriftMonitor(calibration, still_px=DRIFT_STILL_PX)
         self.drift_every = drift_every
         self.records: list[Record] = []
         self.rejected: list[InconsistentEvent] = []
@@ -192,5 +194,8 @@ class Referee:
 
 
 def _retracked(old: ZoneTracker, calibration: Calibration) -> ZoneTracker:
-    """A tracker for the new calibration (the zones' settled views are learnt again)."""
-    return ZoneTracker(calibration, old.s)
+    """A tracker for the new calibration (the zones' settled views are learnt again), going on
+    with the old one's frame numbers."""
+    new = ZoneTracker(calibration, old.s)
+    new.continue_from(old)
+    return new

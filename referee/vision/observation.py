@@ -35,6 +35,9 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import cv2
+import numpy as np
+
 from referee.cards import Card
 from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TableEvent, TakeBack, TakePile, Turn
 from referee.players import Player
@@ -43,10 +46,14 @@ from referee.vision.tracking import HandBlob, TrackedFrame, ZoneChange
 
 log = logging.getLogger(__name__)
 
-#: Seconds between a card's touch and the frame its zone is reported settled (median on the
-#: fixtures with perfect recognition; docs/observation.md), and the spread of that lag.
-TOUCH_LAG_S = 0.2
-TOUCH_LAG_SD = 0.05
+#: Seconds from an event's instant (the touch; for a take-back the lift) to the last frame its
+#: zone's picture moved, by kind of event: the median on the 17 fixtures with perfect
+#: recognition (``benchmarks/referee_eval.py --oracle --fixtures``; docs/observation.md). The
+#: 20 evaluation games are other seeds. ``TOUCH_LAG_SD``: their spread (p10-p90 / 2.5).
+TOUCH_LAG_S = {"play": 0.12, "spit": 0.10, "move": 0.10, "turn": 0.16, "take_back": 0.20, "take_pile": 0.23}
+TOUCH_LAG_SD = 0.035
+#: A slapping hand is seen over the pile this long before it lands.
+SLAP_LEAD_S = 0.11
 #: A departure and an arrival belong together within this many seconds.
 PAIR_WINDOW_S = 2.5
 #: A zone that settled under a still hand is believed only for a card read at least this surely.
@@ -93,8 +100,8 @@ class _PileCard:
 class _HandSeen:
     first: float  # first time over the pile
     last: float
-    still_since: float | None = None
     slapped: bool = False
+    lingering: bool = False  # already there when the round ended: not a slap until it leaves and comes back
 
 
 @dataclass
@@ -108,9 +115,9 @@ class ObserverState:
 class Observer:
     """Turns settled zone changes and readings into table events, in time order."""
 
-    def __init__(self, layout: MatLayout, touch_lag_s: float = TOUCH_LAG_S) -> None:
+    def __init__(self, layout: MatLayout, touch_lag_s: Mapping[str, float] | None = None) -> None:
         self.layout = layout
-        self.touch_lag_s = touch_lag_s
+        self.touch_lag_s = dict(TOUCH_LAG_S if touch_lag_s is None else touch_lag_s)
         self.state = ObserverState()
         self._zone = {z.id: z for z in layout.zones}
         self._slot_zone = {(z.owner, z.number): z.id for z in layout.zones if z.kind is ZoneKind.STOCK}
@@ -122,6 +129,7 @@ class Observer:
         self.round_over = False
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
+        self._last_hands: tuple[HandBlob, ...] = ()
         self._gone_before_settled: set[tuple[str, Player, int]] = set()  # explained before its slot settled
 
     # ------------------------------------------------------------------ the first frame
@@ -183,6 +191,10 @@ class Observer:
         """The rules engine says whether the round is over (slaps are looked for then)."""
         if over and not self.round_over:
             self._slaps.clear()
+            for number, zone in self._pile_zone.items():
+                for hand in self._last_hands:
+                    if zone in hand.zones:
+                        self._slaps[(int(number), hand.player)] = _HandSeen(0.0, 0.0, lingering=True)
         self.round_over = over
 
     # ------------------------------------------------------------------ explaining changes
@@ -192,8 +204,12 @@ class Observer:
         rank = {ZoneKind.STOCK: 0, ZoneKind.PACKET: 1, ZoneKind.PILE: 2}
         return rank[kind] if kind is not None else 3
 
-    def _touch(self, change: ZoneChange) -> float:
-        return max(0.0, change.time - self.touch_lag_s)
+    def _touch(self, change: ZoneChange, kind: str = "play") -> float:
+        """When the card touched (a take-back: left the pile): before the zone's picture stopped
+        moving (the card slid, the hand let go), by the lag measured for that kind of event."""
+        lag = self.touch_lag_s.get(kind, self.touch_lag_s.get("play", 0.12))
+        quiet = change.quiet_time if change.quiet_frame >= 0 else change.time - 3 / 30
+        return max(0.0, quiet - lag)
 
     def _evidence(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                   **extra: object) -> dict[str, object]:
@@ -238,14 +254,15 @@ class Observer:
         card = Card.parse(new)
         evidence = self._evidence(change, reading, since)
         if old == "back":
-            return [Turn(t=self._touch(change), frame=change.frame, player=player, slot=slot, card=card,
+            return [Turn(t=self._touch(change, "turn"), frame=change.frame, player=player, slot=slot,
+                         card=card,
                          start=since[0], evidence=evidence)]
         source = self._source_of(new, change, exclude=(player, slot))
         if source is not None and source[0] is player:
-            return [Move(t=self._touch(change), frame=change.frame, player=player, start=source[2],
+            return [Move(t=self._touch(change, "move"), frame=change.frame, player=player, start=source[2],
                          from_slot=source[1], to_slot=slot, card=card, evidence=evidence)]
         # the face-up card left and the one beneath was turned while the hand stayed over the slot
-        return [Turn(t=self._touch(change), frame=change.frame, player=player, slot=slot, card=card,
+        return [Turn(t=self._touch(change, "turn"), frame=change.frame, player=player, slot=slot, card=card,
                      start=since[0], evidence=evidence)]
 
     def _settle_departure(self, dep: _Departure) -> None:
@@ -283,7 +300,8 @@ class Observer:
             if taker is None:
                 log.info("pile %d emptied, no hand seen", pile_n)
                 return []
-            return [TakePile(t=t, frame=change.frame, player=taker, pile=pile_n,
+            return [TakePile(t=self._touch(change, "take_pile"), frame=change.frame, player=taker,
+                             pile=pile_n,
                              evidence=self._evidence(change, reading, since))]
         if new == "back":
             return []
@@ -293,13 +311,15 @@ class Observer:
             player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
             if gone.player is not None and gone.slot is not None:
                 self._returning[gone.card] = (gone.player, gone.slot)
-            return [TakeBack(t=t, frame=change.frame, player=player, pile=pile_n, card=Card.parse(gone.card),
+            return [TakeBack(t=self._touch(change, "take_back"), frame=change.frame, player=player,
+                             pile=pile_n, card=Card.parse(gone.card),
                              start=since[0], evidence=self._evidence(change, reading, since))]
         events: list[TableEvent] = []
         # hidden arrivals: cards that left a slot, unexplained, while this pile changed
         hidden = [d for d in self._departures
                   if not d.used and since[0] - PAIR_WINDOW_S <= d.time <= change.time + 1e-9 and d.card != new
-                  and self._hand_was_over(change.zone, d.player, since[0])]
+                  and self._hand_was_over(change.zone, d.player, since[0])
+                  and not self._maybe_elsewhere(d, change.zone)]
         top_source = self._source_of(new, change)
         under_t = t - 1.0 / 30
         for dep in hidden:
@@ -315,7 +335,9 @@ class Observer:
         if top_source is None:
             player = self._hand_player(change.zone, since[0], change.time) or Player.A
             pile.append(_PileCard(new, player, None))
-            events.append(SpitTurn(t=t, frame=change.frame, player=player, pile=pile_n, card=card,
+            events.append(SpitTurn(t=self._touch(change, "spit"), frame=change.frame, player=player,
+                                   pile=pile_n,
+                                   card=card,
                                    start=since[0], evidence=self._evidence(change, reading, since)))
             return events
         player, slot, start = top_source
@@ -345,6 +367,7 @@ class Observer:
 
     # ------------------------------------------------------------------ hands
     def _follow_hands(self, tracked: TrackedFrame) -> None:
+        self._last_hands = tracked.hands
         per_player: dict[Player, int] = {}
         for hand in tracked.hands:
             per_player[hand.player] = per_player.get(hand.player, 0) + 1
@@ -361,6 +384,24 @@ class Observer:
             return None
         return max(seen, key=lambda p: seen[p])
 
+    def _slapped_pile(self, hand: HandBlob) -> str | None:
+        """The spit pile a hand is on: of the piles it covers, the one nearest its tip (the palm
+        is there; its forearm may pass over the other)."""
+        piles = [z for z in self._pile_zone.values() if z in hand.zones]
+        if len(piles) < 2:
+            return piles[0] if piles else None
+        return max(piles, key=lambda z: cv2.pointPolygonTest(self._zone[z].polygon().astype(np.float32),
+                                                                 hand.tip_mm, True))
+
+    def _maybe_elsewhere(self, dep: _Departure, zone: str) -> bool:
+        """The departed card may be on its way to the other spit pile: that pile is unsettled
+        and a hand of the same player has been over it since the card left (two hands at once)."""
+        for other in self._pile_zone.values():
+            if other != zone and other in self._unsettled_since \
+                    and self._hands_over.get(other, {}).get(dep.player, -1.0) >= dep.start:
+                return True
+        return False
+
     def _hand_was_over(self, zone: str, player: Player, since: float) -> bool:
         """A hand of ``player`` was over ``zone`` at ``since`` or later."""
         return self._hands_over.get(zone, {}).get(player, -1.0) >= since - 0.1
@@ -376,7 +417,7 @@ class Observer:
             return []
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
-            over = {h.player: h for h in tracked.hands if zone in h.zones}
+            over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
             for player in (Player.A, Player.B):
                 key = (int(number), player)
                 seen = self._slaps.get(key)
@@ -387,9 +428,10 @@ class Observer:
                 if seen is None:
                     seen = self._slaps[key] = _HandSeen(tracked.time, tracked.time)
                 seen.last = tracked.time
-                if not seen.slapped and tracked.time - seen.first >= SLAP_STILL_S:
+                if not seen.slapped and not seen.lingering and tracked.time - seen.first >= SLAP_STILL_S:
                     seen.slapped = True
-                    events.append(Slap(t=seen.first, frame=tracked.frame, player=player, pile=int(number),
+                    events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
+                                       pile=int(number),
                                        evidence={"zone": zone, "first_over_frame": tracked.frame,
                                                  "hand_area_mm2": round(over[player].area_mm2)}))
         return events

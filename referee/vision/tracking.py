@@ -62,6 +62,8 @@ class ZoneChange:
     since_frame: int  # the frame where the change began (first unsettled frame)
     difference: float  # mean abs difference between the two settled views
     hand_over: bool = False  # settled with a (still) hand over it: only part of the zone may show
+    quiet_frame: int = -1  # the frame from which the zone's picture stopped moving (hands or not)
+    quiet_time: float = -1.0
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class HandBlob:
     bbox_mm: tuple[float, float, float, float]  # x0, y0, x1, y1 in mat mm
     tip_mm: tuple[float, float]  # the point furthest into the mat from the player's edge
     zones: tuple[str, ...]  # zones whose centre it covers
+    merged: bool = False  # one blob reaching in from both sides: both players' arms, touching
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class TrackedFrame:
 class _ZoneState:
     settled: bool = True
     still: int = 0
+    quiet_since: tuple[int, float] = (0, 0.0)  # (frame, time) the picture last stopped moving
     reference: np.ndarray | None = None  # the last settled view (grey cells)
     occupied: bool = False
     since_frame: int = 0
@@ -108,6 +112,7 @@ class TrackerSettings:
     hand_diff: float = 30.0  # a background cell differs by this much: foreground
     hand_min_mm2: float = 1500.0
     background_still: int = 4  # frames a cell must be still to enter the background
+    background_absorb: int = 20  # ... even under a hand blob (nothing living is that still)
     #: zones that may settle with a still hand over them: on a spit pile a card can land,
     #: rest and be taken back while the players' hands never leave it (touch races)
     settle_under_hand: tuple[str, ...] = ("pile1", "pile2")
@@ -154,6 +159,7 @@ class ZoneTracker:
         self.zone_ids = [z.id for z in calibration.layout.zones]
         self._slices: dict[str, tuple[slice, slice]] = {}
         self._centre_px: dict[str, tuple[int, int]] = {}
+        self._zone_cells: dict[str, tuple[slice, slice]] = {}
         self._cell = cell
         cell_mm = cell / s
 
@@ -170,6 +176,8 @@ class ZoneTracker:
             self._label[z.id] = (slice(int(round((cy - lk + m) * s)), int(round((cy + lk + m) * s))),
                                  slice(int(round((cx - lk + m) * s)), int(round((cx + lk + m) * s))))
             self._centre_px[z.id] = (int((cx + m) / cell_mm), int((cy + m) / cell_mm))
+            self._zone_cells[z.id] = (slice(int((y0 + m) / cell_mm), int((y1 + m) / cell_mm)),
+                                      slice(int((x0 + m) / cell_mm), int((x1 + m) / cell_mm)))
         self._zones = {z: _ZoneState() for z in self.zone_ids}
         self._frame_index = -1
         self._prev_grey: np.ndarray | None = None
@@ -182,6 +190,10 @@ class ZoneTracker:
         self._mat_y_cells = (np.arange(self._out_h // cell) + 0.5) * cell / s - m
         self._mat_x_cells = (np.arange(self._out_w // cell) + 0.5) * cell / s - m
         self.last_mask: np.ndarray | None = None
+
+    def continue_from(self, old: ZoneTracker) -> None:
+        """Go on numbering frames where ``old`` (a tracker of the previous calibration) stopped."""
+        self._frame_index = old._frame_index
 
     # ------------------------------------------------------------------ per frame
     def rectified(self, frame: np.ndarray) -> np.ndarray:
@@ -225,6 +237,8 @@ class ZoneTracker:
             if st.reference is None:
                 st.reference, st.occupied, st.settled = small, occupied, True
             diff_ref = float(np.mean(np.abs(small - st.reference)))
+            if motion >= self.s.still_level:
+                st.quiet_since = (idx, float(time))
             if motion < self.s.still_level and (not hand_over or zid in self.s.settle_under_hand):
                 st.still += 1
             else:
@@ -241,7 +255,7 @@ class ZoneTracker:
                 st.settled = True
                 if diff_ref > self.s.change_level or occupied != st.occupied:
                     changes.append(ZoneChange(zid, idx, float(time), occupied, st.occupied,
-                                              st.since_frame, diff_ref, hand_over))
+                                              st.since_frame, diff_ref, hand_over, *st.quiet_since))
                 st.reference, st.occupied = small, occupied
             covered = hand_over or (not st.settled and diff_ref > self.s.cover_level)
             # occupancy is only trusted when the zone is settled: between, the last settled answer
@@ -258,6 +272,22 @@ class ZoneTracker:
         b = self._art_grey_full[sl]
         ncc = float(cv2.matchTemplate(a, b, cv2.TM_CCOEFF_NORMED)[0, 0])
         return 1.0 - ncc
+
+    def _covered(self, part: np.ndarray, merged: bool) -> tuple[str, ...]:
+        """Zones a hand covers: its centre; for one of two arms that met, a fifth of the zone
+        (both hands may lie on one pile, only one of them over its centre)."""
+        c = self._cell
+        hh, ww = self._out_h // c, self._out_w // c
+        out = []
+        for z in self.zone_ids:
+            cx, cy = self._centre_px[z]
+            if part[min(cy, hh - 1), min(cx, ww - 1)]:
+                out.append(z)
+            elif merged:
+                ys, xs = self._zone_cells[z]
+                if np.count_nonzero(part[ys, xs]) >= 0.2 * (ys.stop - ys.start) * (xs.stop - xs.start):
+                    out.append(z)
+        return tuple(out)
 
     def _hands(self, fine: np.ndarray) -> tuple[list[HandBlob], np.ndarray]:
         c = self._cell
@@ -300,18 +330,49 @@ class ZoneTracker:
                 continue  # a blob that does not reach in from a side: a card moved by the light,
                 # or a change that the background has not absorbed yet
             blob = labels == i
-            ys, xs = np.nonzero(blob)
-            if from_bottom and from_top:
-                from_bottom = float(np.mean(ys)) * cell_mm - m > h_mm / 2
-            player = Player.A if from_bottom else Player.B
-            j = int(np.argmin(ys)) if player is Player.A else int(np.argmax(ys))
-            tip = (float(self._mat_x_cells[xs[j]]), float(self._mat_y_cells[ys[j]]))
             keep[blob] = 1
-            covered = tuple(z for z in self.zone_ids
-                            if blob[min(self._centre_px[z][1], hh - 1), min(self._centre_px[z][0], ww - 1)])
-            hands.append(HandBlob(player, area_mm2, (x0_mm, y0_mm, x1_mm, y1_mm), tip, covered))
+            # a blob that reaches in from both sides is two arms that met (a touch race, a slap
+            # on the same pile): split between the players by which edge each cell is nearer to
+            # along the blob
+            players = [p for p, reach in ((Player.A, from_bottom), (Player.B, from_top)) if reach]
+            parts = _split_arms(blob) if len(players) == 2 else {players[0]: blob}
+            for player, part in parts.items():
+                ys, xs = np.nonzero(part)
+                if not len(ys):
+                    continue
+                j = int(np.argmin(ys)) if player is Player.A else int(np.argmax(ys))
+                tip = (float(self._mat_x_cells[xs[j]]), float(self._mat_y_cells[ys[j]]))
+                covered = self._covered(part, merged=len(players) > 1)
+                hands.append(HandBlob(player, float(len(ys)) * cell_mm * cell_mm,
+                                      (x0_mm, y0_mm, x1_mm, y1_mm), tip, covered, merged=len(players) > 1))
         # the background follows cells that have been still a while and are not under a hand
-        upd = (self._still_cells >= self.s.background_still) & (keep == 0)
+        # and anything perfectly still for long (a card turned under a hand that has left: no
+        # ghost hand stays behind)
+        upd = ((self._still_cells >= self.s.background_still) & (keep == 0)) \
+            | (self._still_cells >= self.s.background_absorb)
         self._bg[upd] = cells[upd]
         self.last_mask = keep
         return hands, keep
+
+
+def _split_arms(blob: np.ndarray) -> dict[Player, np.ndarray]:
+    """Two arms in one blob (``blob``: bool cells reaching both the top and bottom rows it
+    touches): grow a region from each end along the blob, one cell ring per step; each cell
+    goes to the arm that reaches it first (A from the bottom, B from the top)."""
+    mask = blob.astype(np.uint8)
+    rows = np.flatnonzero(mask.any(axis=1))
+    a = np.zeros_like(mask)
+    b = np.zeros_like(mask)
+    a[rows[-1]] = mask[rows[-1]]
+    b[rows[0]] = mask[rows[0]]
+    kernel = np.ones((3, 3), np.uint8)
+    free = mask & ~(a | b)
+    for _ in range(mask.shape[0] + mask.shape[1]):
+        grow_a = cv2.dilate(a, kernel) & free
+        grow_b = cv2.dilate(b, kernel) & free & ~grow_a
+        if not grow_a.any() and not grow_b.any():
+            break
+        a |= grow_a
+        b |= grow_b
+        free &= ~(grow_a | grow_b)
+    return {Player.A: a.astype(bool), Player.B: b.astype(bool)}
