@@ -37,6 +37,8 @@ from referee.vision.mat import render_mat
 
 log = logging.getLogger(__name__)
 
+ARM_BEYOND_MM = 8.0  # a hand blob reaches at least this far beyond its player's edge of the mat
+
 
 @dataclass(frozen=True)
 class ZoneObservation:
@@ -112,7 +114,8 @@ class TrackerSettings:
     hand_diff: float = 30.0  # a background cell differs by this much: foreground
     hand_min_mm2: float = 1500.0
     background_still: int = 4  # frames a cell must be still to enter the background
-    background_absorb: int = 20  # ... even under a hand blob (nothing living is that still)
+    background_absorb: int = 60  # ... even under a hand blob (nothing living is still for 2 s)
+    resting_frames: int = 10  # a blob still this long is resting: it no longer keeps zones unsettled
     #: zones that may settle with a still hand over them: on a spit pile a card can land,
     #: rest and be taken back while the players' hands never leave it (touch races)
     settle_under_hand: tuple[str, ...] = ("pile1", "pile2")
@@ -190,6 +193,7 @@ class ZoneTracker:
         self._mat_y_cells = (np.arange(self._out_h // cell) + 0.5) * cell / s - m
         self._mat_x_cells = (np.arange(self._out_w // cell) + 0.5) * cell / s - m
         self.last_mask: np.ndarray | None = None
+        self._active_mask = np.zeros((1, 1), np.uint8)
 
     def continue_from(self, old: ZoneTracker) -> None:
         """Go on numbering frames where ``old`` (a tracker of the previous calibration) stopped."""
@@ -219,6 +223,7 @@ class ZoneTracker:
         fine = cv2.resize(view, (self._fw, self._fh), interpolation=cv2.INTER_AREA)
         vgrey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
         hands, hand_mask = self._hands(fine)
+        active_mask = self._active_mask
         finef = fine.astype(np.float32)
         grey = cv2.cvtColor(finef, cv2.COLOR_BGR2GRAY)
         prev = self._prev_grey
@@ -233,7 +238,9 @@ class ZoneTracker:
             score = self._occupancy(zid, vgrey)
             occupied = score >= self._level[zid]
             cx, cy = self._centre_px[zid]
-            hand_over = bool(hand_mask[min(cy, hand_mask.shape[0] - 1), min(cx, hand_mask.shape[1] - 1)])
+            cell = (min(cy, hand_mask.shape[0] - 1), min(cx, hand_mask.shape[1] - 1))
+            any_hand = bool(hand_mask[cell])
+            hand_over = bool(active_mask[cell])  # a resting blob does not stop settling
             if st.reference is None:
                 st.reference, st.occupied, st.settled = small, occupied, True
             diff_ref = float(np.mean(np.abs(small - st.reference)))
@@ -255,9 +262,9 @@ class ZoneTracker:
                 st.settled = True
                 if diff_ref > self.s.change_level or occupied != st.occupied:
                     changes.append(ZoneChange(zid, idx, float(time), occupied, st.occupied,
-                                              st.since_frame, diff_ref, hand_over, *st.quiet_since))
+                                              st.since_frame, diff_ref, any_hand, *st.quiet_since))
                 st.reference, st.occupied = small, occupied
-            covered = hand_over or (not st.settled and diff_ref > self.s.cover_level)
+            covered = any_hand or (not st.settled and diff_ref > self.s.cover_level)
             # occupancy is only trusted when the zone is settled: between, the last settled answer
             obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion)
         return TrackedFrame(idx, float(time), obs, tuple(changes), tuple(hands))
@@ -299,6 +306,7 @@ class ZoneTracker:
             self._still_cells = np.zeros((hh, ww), np.int16)
             mask = np.zeros((hh, ww), np.uint8)
             self.last_mask = mask
+            self._active_mask = mask
             return [], mask
         assert self._prev_cells is not None and self._still_cells is not None
         step = np.abs(cells - self._prev_cells).max(axis=2)
@@ -315,6 +323,7 @@ class ZoneTracker:
         w_mm, h_mm = self.cal.layout.size_mm
         hands: list[HandBlob] = []
         keep = np.zeros_like(mask)
+        active = np.zeros_like(mask)
         for i in range(1, n):
             x, y, bw, bh, area = (int(v) for v in stats[i])
             area_mm2 = area * cell_mm * cell_mm
@@ -324,13 +333,16 @@ class ZoneTracker:
             y1_mm = (y + bh) * cell_mm - m
             x0_mm = x * cell_mm - m
             x1_mm = (x + bw) * cell_mm - m
-            from_bottom = y1_mm >= h_mm - 5.0
-            from_top = y0_mm <= 5.0
+            # an arm comes in from beyond the mat's edge; a card lying near the edge does not
+            from_bottom = y1_mm >= h_mm + ARM_BEYOND_MM
+            from_top = y0_mm <= -ARM_BEYOND_MM
             if not (from_bottom or from_top):
                 continue  # a blob that does not reach in from a side: a card moved by the light,
                 # or a change that the background has not absorbed yet
             blob = labels == i
             keep[blob] = 1
+            if np.mean(self._still_cells[blob] >= self.s.resting_frames) < 0.8:
+                active[blob] = 1
             # a blob that reaches in from both sides is two arms that met (a touch race, a slap
             # on the same pile): split between the players by which edge each cell is nearer to
             # along the blob
@@ -352,6 +364,7 @@ class ZoneTracker:
             | (self._still_cells >= self.s.background_absorb)
         self._bg[upd] = cells[upd]
         self.last_mask = keep
+        self._active_mask = active
         return hands, keep
 
 
