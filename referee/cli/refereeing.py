@@ -1,0 +1,222 @@
+"""Subcommands that referee a game from video: ``replay`` (a recorded video) and ``live`` (a camera)."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from referee.errors import InputError, MissingPrerequisite
+from referee.eventlog import read_records
+from referee.events import GameStart, TableEvent
+from referee.rules import RuleSet
+
+
+def register(group: click.Group) -> None:
+    for command in (replay, live):
+        group.add_command(command)
+
+
+def _console() -> Console:
+    return Console(width=None if sys.stdout.isatty() else 140)
+
+
+def load_prelude(path: str) -> tuple[RuleSet | None, list[TableEvent]]:
+    """The rules and the table events before the video of a game continued from a log: the
+    events marked ``"prelude": true`` in their evidence, or every table event when none is."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such log file", path)
+    contents = read_records(io.StringIO(p.read_text(encoding="utf-8")), path)
+    if contents.errors:
+        first = contents.errors[0]
+        raise InputError(f"line {first.line}: {first.message}", path)
+    rules = next((r.rules for r in contents.records if isinstance(r, GameStart)), None)
+    events = [r for r in contents.records if isinstance(r, TableEvent)]
+    marked = [e for e in events if (e.evidence or {}).get("prelude")]
+    return rules, marked or events
+
+
+def _calibration(spec: str, video: str) -> Any:
+    from referee.vision.calibration import load_calibration
+
+    if spec != "auto":
+        return load_calibration(spec)
+    import cv2
+
+    from referee.vision.calibration import calibrate
+    from referee.vision.mat import load_layout
+
+    cap = cv2.VideoCapture(video)
+    frames = []
+    while len(frames) < 10:
+        ok, image = cap.read()
+        if not ok:
+            break
+        frames.append(image)
+    cap.release()
+    if not frames:
+        raise InputError("no frame to calibrate from", video)
+    cal, _ = calibrate(frames, load_layout(), source=f"{video} (auto)")
+    return cal
+
+
+def _reader(model: str | None, calibration: Any) -> Any:
+    from referee.live.pipeline import ModelReader
+    from referee.vision.recognize import Recognizer
+
+    return ModelReader(Recognizer.load(model), calibration)
+
+
+def _board(spec: str | None) -> Any:
+    if spec is None:
+        return None
+    from referee.board import open_board
+
+    return open_board(spec)
+
+
+_common = [
+    click.option("--board", "board_spec", default=None, metavar="PORT|console",
+                 help="Signal faults and calls on the LED/buzzer board at PORT, or print them (console)."),
+    click.option("--model", type=click.Path(dir_okay=False), default=None,
+                 help="The card model (default: models/cards.onnx, with cards-index.onnx beside it)."),
+    click.option("--prelude", type=click.Path(dir_okay=False), default=None,
+                 help="A log of the game so far, when the video starts mid-game (face-down cards and pile "
+                      "sizes cannot be seen); without it the first frame is read as a new round's layout."),
+    click.option("--out", "out_dir", type=click.Path(file_okay=False), required=True,
+                 help="Folder for events.jsonl, annotated.mp4 and summary.json."),
+]
+
+
+def _with_common(f: Any) -> Any:
+    for option in reversed(_common):
+        f = option(f)
+    return f
+
+
+@click.command()
+@click.argument("video", type=click.Path(dir_okay=False))
+@click.option("--calibration", "calibration_spec", required=True, metavar="FILE|auto",
+              help="A calibration file (spit-referee calibrate), or auto: find the mat's markers in the "
+                   "video's first frames (no lens model).")
+@_with_common
+@click.option("--no-video", is_flag=True, help="Do not write annotated.mp4 (faster).")
+def replay(video: str, calibration_spec: str, board_spec: str | None, model: str | None, prelude: str | None,
+           out_dir: str, no_video: bool) -> None:
+    """Referee a recorded VIDEO: events, verdicts and an annotated video in --out."""
+    from referee.live.pipeline import Referee
+    from referee.live.run import RecordWriter, run
+    from referee.live.source import open_video
+
+    source = open_video(video)
+    calibration = _calibration(calibration_spec, video)
+    if tuple(calibration.image_size) != tuple(source.size):
+        source.close()
+        raise InputError(f"the video is {source.size[0]}x{source.size[1]} but the calibration is for "
+                         f"{calibration.image_size[0]}x{calibration.image_size[1]}", calibration_spec)
+    rules, events = load_prelude(prelude) if prelude else (None, [])
+    reader = _reader(model, calibration)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    writer = RecordWriter(out / "events.jsonl")
+    board = _board(board_spec)
+    try:
+        referee = Referee(calibration, reader, rules=rules, board=board, prelude=events, on_record=writer)
+        with source, Progress(TextColumn("refereeing"), BarColumn(), MofNCompleteColumn(),
+                              TextColumn("frames"), TimeRemainingColumn(), transient=True,
+                              console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
+            task = bar.add_task("replay", total=source.frame_count)
+            summary = run(source, referee, out, video=not no_video, writer=writer,
+                          progress=lambda n: bar.update(task, completed=n))
+    finally:
+        if board is not None:
+            board.close()
+    _report(referee, summary, out)
+
+
+@click.command()
+@click.option("--camera", type=click.IntRange(0), default=0, show_default=True, help="Camera index.")
+@click.option("--calibration", "calibration_spec", required=True, type=click.Path(dir_okay=False),
+              help="The calibration file of this camera and mat (spit-referee calibrate).")
+@_with_common
+@click.option("--headless", is_flag=True, help="No window: write the files only (Ctrl-C stops).")
+def live(camera: int, calibration_spec: str, board_spec: str | None, model: str | None, prelude: str | None,
+         out_dir: str, headless: bool) -> None:
+    """Referee a game from a camera, with a live overlay window (q stops) or --headless."""
+    import cv2
+
+    from referee.live.pipeline import Referee
+    from referee.live.run import RecordWriter, run
+    from referee.live.source import open_camera
+    from referee.vision.calibration import load_calibration
+
+    calibration = load_calibration(calibration_spec)
+    show = None
+    if not headless:
+        if not _has_gui(cv2):
+            raise MissingPrerequisite("this OpenCV build has no windows (opencv-python-headless): run with "
+                                      "--headless, or pip install opencv-python for the live window")
+
+        def show(picture: Any) -> bool:
+            cv2.imshow("spit-referee", picture)
+            return cv2.waitKey(1) & 0xFF != ord("q")
+
+    rules, events = load_prelude(prelude) if prelude else (None, [])
+    source = open_camera(camera)
+    reader = _reader(model, calibration)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    writer = RecordWriter(out / "events.jsonl")
+    board = _board(board_spec)
+    try:
+        referee = Referee(calibration, reader, rules=rules, board=board, prelude=events, on_record=writer)
+        with source:
+            try:
+                summary = run(source, referee, out, video=True, show=show, writer=writer)
+            except KeyboardInterrupt:
+                summary = {"stopped": "Ctrl-C"}
+    finally:
+        if board is not None:
+            board.close()
+    _report(referee, summary, out)
+
+
+def _has_gui(cv2: Any) -> bool:
+    info = cv2.getBuildInformation()
+    gui = next((line for line in info.splitlines() if line.strip().startswith("GUI:")), "")
+    return bool(gui) and "NONE" not in gui.upper()
+
+
+def _report(referee: Any, summary: dict[str, Any], out: Path) -> None:
+    from rich.table import Table
+
+    from referee.events import Call, TableEvent, Verdict
+
+    console = _console()
+    table = Table(title="verdicts and calls")
+    for name in ("t (s)", "frame", "who", "what", "verdict"):
+        table.add_column(name, no_wrap=name != "what")
+    last_event: TableEvent | None = None
+    for record in referee.records:
+        if isinstance(record, TableEvent):
+            last_event = record
+        elif isinstance(record, Verdict) and last_event is not None:
+            if (last_event.evidence or {}).get("prelude"):
+                continue
+            style = {"fault": "bold red", "warning": "yellow"}.get(record.outcome, "green")
+            verdict = f"[{style}]{record.code or 'legal'}[/]" + (f" ({record.rule})" if record.rule else "")
+            table.add_row(f"{record.t:7.2f}", str(record.frame), str(record.player), record.message, verdict)
+        elif isinstance(record, Call):
+            table.add_row(f"{record.t:7.2f}", str(record.frame), "", f"[cyan]{record.message}[/]",
+                          "[cyan]call[/]")
+    console.print(table)
+    speed = summary.get("speed_x_real_time")
+    console.print(f"{summary.get('frames', 0)} frames, {summary.get('dropped', 0)} dropped"
+                  + (f", {speed}x real time" if speed else "")
+                  + f"; {len(referee.rejected)} events rejected as impossible. Written to {out}/")
