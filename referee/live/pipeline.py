@@ -140,11 +140,24 @@ class Referee:
             events = self.observer.update(tracked, readings)
         for ev in events:
             self._judge(ev, result)
-        self.observer.note_round_over(self.game.phase is Phase.ROUND_OVER)
+        self._tell_observer()
         if self.drift_every and frame.index % self.drift_every == self.drift_every - 1:
             result.drift = self._check_drift(frame.image)
         result.seconds = time.perf_counter() - t0
         return result
+
+    def _tell_observer(self) -> None:
+        """What the observer should look for next, from the state of the game."""
+        game = self.game
+        over = game.phase is Phase.ROUND_OVER
+        piles_left = [n for n, pile in game.piles.items() if pile.size and n not in game.taken]
+        if game.phase is Phase.DEALING:
+            dealing = {p for p, side in game.sides.items() if not side.dealt}
+        elif over and game.allocation is not None and not piles_left:
+            dealing = set(game.sides)
+        else:
+            dealing = set()
+        self.observer.note_game(over and game.allocation is None, dealing, self.rules.slots)
 
     def _read(self, frame: Frame, zones: Sequence[str]) -> dict[str, ZoneReading]:
         labels = self.reader.read(frame.image, frame.index, zones)

@@ -50,7 +50,8 @@ log = logging.getLogger(__name__)
 #: zone's picture moved, by kind of event: the median on the 17 fixtures with perfect
 #: recognition (``benchmarks/referee_eval.py --oracle --fixtures``; docs/observation.md). The
 #: 20 evaluation games are other seeds. ``TOUCH_LAG_SD``: their spread (p10-p90 / 2.5).
-TOUCH_LAG_S = {"play": 0.12, "spit": 0.10, "move": 0.10, "turn": 0.16, "take_back": 0.20, "take_pile": 0.23}
+TOUCH_LAG_S = {"play": 0.12, "spit": 0.10, "move": 0.10, "turn": 0.16, "take_back": 0.20, "take_pile": 0.23,
+               "deal": 0.21}
 TOUCH_LAG_SD = 0.035
 #: A slapping hand is seen over the pile this long before it lands.
 SLAP_LEAD_S = 0.11
@@ -130,6 +131,9 @@ class Observer:
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
         self._last_hands: tuple[HandBlob, ...] = ()
+        self.dealing: set[Player] = set()  # players whose new layout is awaited
+        self.slots = 5
+        self._dealt_quiet: dict[Player, float] = {}  # latest quiet time of a dealt slot
         self._gone_before_settled: set[tuple[str, Player, int]] = set()  # explained before its slot settled
 
     # ------------------------------------------------------------------ the first frame
@@ -187,6 +191,13 @@ class Observer:
         """Nothing is held back at the end today (every event is given when explained)."""
         return []
 
+    def note_game(self, slaps_open: bool, dealing: set[Player], slots: int) -> None:
+        """What the rules engine expects next: slaps (the round is over and the piles not yet
+        allocated), a new layout from the players in ``dealing``; ``slots`` per player."""
+        self.note_round_over(slaps_open)
+        self.dealing = set(dealing)
+        self.slots = slots
+
     def note_round_over(self, over: bool) -> None:
         """The rules engine says whether the round is over (slaps are looked for then)."""
         if over and not self.round_over:
@@ -227,8 +238,8 @@ class Observer:
         if new == "card":  # face up but not read: keep what we had, it may be read next time
             log.info("frame %d: %s shows a card that was not read", change.frame, change.zone)
             return []
-        if change.hand_over and (new in FACE_UP_LABELS or reading.confidence < HAND_OVER_CONFIDENCE):
-            return []  # under a hand only a clearly read card counts: "empty" may be the hand
+        if change.hand_over and (new == "empty" or reading.confidence < HAND_OVER_CONFIDENCE):
+            return []  # under a hand only what was clearly read counts: "empty" may be the hand
         if new == old:
             return []
         self.state.tops[change.zone] = new
@@ -242,6 +253,8 @@ class Observer:
 
     def _stock_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                       player: Player, slot: int, old: str, new: str) -> list[TableEvent]:
+        if player in self.dealing:
+            return self._dealing_change(change, reading, since, player)
         if old not in FACE_UP_LABELS:  # its face-up card left
             self._departures.append(_Departure(old, player, slot, since[0], change.frame, change.time))
             self._settle_departure(self._departures[-1])
@@ -264,6 +277,21 @@ class Observer:
         # the face-up card left and the one beneath was turned while the hand stayed over the slot
         return [Turn(t=self._touch(change, "turn"), frame=change.frame, player=player, slot=slot, card=card,
                      start=since[0], evidence=evidence)]
+
+    def _dealing_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                        player: Player) -> list[TableEvent]:
+        """A player gathering and dealing a new layout: the deal is given once every one of
+        their slots shows a face-down card (its time: when the last of them stopped moving)."""
+        quiet = change.quiet_time if change.quiet_frame >= 0 else change.time
+        self._dealt_quiet[player] = max(self._dealt_quiet.get(player, 0.0), quiet)
+        zones = [self._slot_zone[(player, n)] for n in range(1, self.slots + 1)
+                 if (player, n) in self._slot_zone]
+        if not all(self.state.tops.get(z) == "back" for z in zones):
+            return []
+        self.dealing.discard(player)
+        t = max(0.0, self._dealt_quiet.pop(player) - self.touch_lag_s.get("deal", 0.1))
+        return [Deal(t=t, frame=change.frame, player=player,
+                     evidence=self._evidence(change, reading, since, slots=len(zones)))]
 
     def _settle_departure(self, dep: _Departure) -> None:
         """A departure of a card already explained (played onto a pile or moved to another slot
