@@ -1,0 +1,117 @@
+"""The referee pipeline on the recorded fixtures: video decoding, tracking, observation, rules.
+
+Recognition is replaced by the fixtures' per-frame truth (``TruthReader``), so these tests
+measure everything else on real decoded H.264 video; the card model has its own tests and its
+own evaluation (models/MODEL_CARD.md), and benchmarks/referee_eval.py runs both together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee import scoring
+from referee.events import Call, CallKind, Deal, Move, Outcome, Play, TableEvent, TakeBack, Verdict
+from referee.live.pipeline import Referee, signals_for
+from referee.live.source import open_video
+from referee.players import Player
+from referee.sim.oracle import TruthReader
+from referee.sim.truth import read_events
+from referee.vision.calibration import load_calibration
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+class Oracle:
+    def __init__(self, fixture: Path) -> None:
+        self.truth = TruthReader(fixture / "frames.jsonl.gz")
+        self.calls = 0
+
+    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
+        self.calls += 1
+        return self.truth.read(frame, zones)
+
+
+def referee_fixture(name: str) -> tuple[Referee, scoring.Score, Oracle]:
+    fixture = FIXTURES / name
+    truth = read_events(fixture / "events.jsonl")
+    prelude = [r for r in truth if isinstance(r, TableEvent) and (r.evidence or {}).get("prelude")]
+    mid_game = any(r.kind in ("play", "move") for r in prelude)
+    oracle = Oracle(fixture)
+    referee = Referee(load_calibration(fixture / "calibration.yaml"), oracle,
+                      prelude=prelude if mid_game else ())
+    with open_video(fixture / "video.mp4") as source:
+        for frame in source:
+            referee.step(frame)
+    records = referee.finish()
+    score = scoring.score(scoring.read_log(fixture / "events.jsonl"),
+                          scoring.EventLog.from_records(records, "found"), fps=30.0)
+    return referee, score, oracle
+
+
+def found_events(referee: Referee) -> list[TableEvent]:
+    return [r for r in referee.records if isinstance(r, TableEvent) and not (r.evidence or {}).get("prelude")]
+
+
+def test_an_illegal_play_and_its_take_back() -> None:
+    referee, score, oracle = referee_fixture("illegal-rank")
+    events = found_events(referee)
+    kd = next(e for e in events if isinstance(e, Play) and str(e.card) == "KD")
+    assert kd.player is Player.A and kd.pile == 1 and kd.slot == 2
+    verdict = next(r for r in referee.records if isinstance(r, Verdict) and r.t == kd.t)
+    assert verdict.outcome is Outcome.FAULT and verdict.code == "F_ILLEGAL_RANK"
+    assert any(isinstance(e, TakeBack) and str(e.card) == "KD" for e in events)
+    counts = score.counts()
+    assert counts.precision == 1.0 and counts.recall == 1.0
+    assert score.faults().right == score.faults().total == 1
+    # the touch (truth 1.00 s), within the estimate's spread, not the frame the pile settled in
+    assert abs(kd.t - 1.0) < 0.2 and kd.frame is not None and kd.frame / 30 > kd.t + 0.2
+    # recognition ran on the zones that changed only, not on every frame
+    assert oracle.calls < 30
+
+
+@pytest.mark.parametrize("name", ["race-2f", "race-1f"])
+def test_a_touch_race_is_ordered_by_the_layering(name: str) -> None:
+    referee, score, _ = referee_fixture(name)
+    plays = [e for e in found_events(referee) if isinstance(e, Play)]
+    assert len(plays) == 2 and plays[0].player is Player.B  # B's card lies underneath: B was first
+    assert plays[0].evidence and plays[0].evidence.get("underneath") is True
+    faults = [r for r in referee.records if isinstance(r, Verdict) and r.code]
+    assert [(f.player, f.code) for f in faults] == [(Player.A, "F_LOST_TOUCH")]
+    assert score.first_touch().right == score.first_touch().total == 1
+
+
+def test_a_card_moved_into_an_empty_slot() -> None:
+    referee, score, _ = referee_fixture("fill-slot")
+    moves = [e for e in found_events(referee) if isinstance(e, Move)]
+    assert [(m.from_slot, m.to_slot, str(m.card)) for m in moves] == [(4, 1, "JS")]
+    assert score.counts().recall == 1.0
+
+
+def test_a_game_continued_from_its_log_sees_the_next_deal() -> None:
+    referee, score, _ = referee_fixture("round-end")
+    deals = [e for e in found_events(referee) if isinstance(e, Deal)]
+    assert {d.player for d in deals} == {Player.A, Player.B}
+    assert score.counts().recall >= 0.75 and not referee.rejected
+
+
+def test_the_first_frame_is_read_as_a_new_layout() -> None:
+    referee, _, _ = referee_fixture("exchange")
+    prelude = [r for r in referee.records if isinstance(r, TableEvent) and (r.evidence or {}).get("prelude")]
+    kinds = [e.kind for e in prelude]
+    assert kinds.count("deal") == 2 and kinds.count("turn") == 10 and kinds.count("spit") == 2
+    truth = [r for r in read_events(FIXTURES / "exchange" / "events.jsonl")
+             if isinstance(r, TableEvent) and (r.evidence or {}).get("prelude")]
+    assert sorted(str(getattr(e, "card", "")) for e in prelude) == sorted(str(getattr(e, "card", ""))
+                                                                          for e in truth)
+
+
+def test_board_signals_follow_verdicts_and_calls() -> None:
+    fault = Verdict(t=1.0, event=3, player=Player.B, outcome=Outcome.FAULT, code="F_ILLEGAL_RANK", rule="P3")
+    legal = Verdict(t=1.0, event=4, player=Player.B, outcome=Outcome.LEGAL)
+    calls = [Call(t=1.0, call=CallKind.SPIT), Call(t=1.0, call=CallKind.SLAP_WINNER, player=Player.A, pile=1)]
+    assert [str(s) for s in signals_for(fault, calls)] == ["fault:B", "spit-call", "slap-winner:A"]
+    assert signals_for(legal, []) == []

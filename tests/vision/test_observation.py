@@ -1,0 +1,129 @@
+"""Observation on made-up zone changes: each rule of docs/observation.md, one at a time."""
+
+from __future__ import annotations
+
+from referee.events import Move, Play, SpitTurn, TakeBack, TakePile, Turn
+from referee.players import Player
+from referee.vision.mat import MatLayout
+from referee.vision.observation import Observer, ZoneReading
+from referee.vision.tracking import HandBlob, TrackedFrame, ZoneChange, ZoneObservation
+
+FPS = 30.0
+START = {"A.stock1": "4D", "A.stock2": "KD", "A.stock3": "back", "A.stock4": "JS", "A.stock5": "7H",
+         "B.stock1": "10C", "B.stock2": "QC", "B.stock3": "3S", "B.stock4": "8S", "B.stock5": "AC",
+         "A.packet": "back", "B.packet": "back", "pile1": "5D", "pile2": "9H"}
+
+
+class Table:
+    """An observer fed frame by frame with changes we make up."""
+
+    def __init__(self, layout: MatLayout) -> None:
+        self.obs = Observer(layout)
+        self.frame = 0
+        readings = {z: ZoneReading(z, lab, 1.0, 0, 0.0) for z, lab in START.items()}
+        self.obs.start(readings, 0, 0.0)
+        self.zones = [z.id for z in layout.zones]
+
+    def frame_with(self, changes: dict[str, str] | None = None, hands: tuple[HandBlob, ...] = (),
+                   unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0
+                   ) -> list:
+        changes = changes or {}
+        for _ in range(6 if changes else 0):  # a hand over the zones first, for 6 frames
+            self.frame += 1
+            t = self.frame / FPS
+            zones = {z: ZoneObservation(z, True, z in changes, z not in changes, 1.0, 0.0)
+                     for z in self.zones}
+            assert self.obs.update(TrackedFrame(self.frame, t, zones, (), hands), {}) == []
+        self.frame += 1
+        t = self.frame / FPS
+        zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0) for z in self.zones}
+        made = tuple(ZoneChange(z, self.frame, t, True, True, self.frame - 5, 20.0, hand_over,
+                                self.frame - 3, t - 3 / FPS) for z in changes)
+        tracked = TrackedFrame(self.frame, t, zones, made, hands)
+        readings = {z: ZoneReading(z, lab, confidence, self.frame, t) for z, lab in changes.items()}
+        return self.obs.update(tracked, readings)
+
+    def idle(self, n: int, **kwargs: object) -> None:
+        for _ in range(n):
+            assert self.frame_with(**kwargs) == []  # type: ignore[arg-type]
+
+
+def hand(player: Player, *zones: str) -> HandBlob:
+    return HandBlob(player, 20000.0, (0, 0, 10, 10), (0.0, 0.0), zones)
+
+
+def test_a_play_is_a_departure_and_an_arrival(layout: MatLayout) -> None:
+    table = Table(layout)
+    assert table.frame_with({"A.stock1": "back"}) == []  # 4D left its slot (a face-down card beneath)
+    table.idle(5)
+    events = table.frame_with({"pile1": "4D"})
+    assert len(events) == 1 and isinstance(events[0], Play)
+    play = events[0]
+    assert (play.player, play.slot, play.pile, str(play.card)) == (Player.A, 1, 1, "4D")
+    assert play.t < table.frame / FPS and play.start is not None and play.start < play.t
+    assert play.evidence and play.evidence["underneath"] == ["5D"]
+
+
+def test_a_play_seen_on_the_pile_before_its_slot_settles(layout: MatLayout) -> None:
+    table = Table(layout)
+    events = table.frame_with({"pile2": "8S"})  # B's slot 4 still under B's hand
+    assert [(type(e), e.player, getattr(e, "slot", None)) for e in events] == [(Play, Player.B, 4)]
+    assert table.frame_with({"B.stock4": "back"}) == []  # the departure was already explained
+    turn = table.frame_with({"B.stock4": "6C"})
+    assert [(type(e), e.player, e.slot, str(e.card)) for e in turn] == [(Turn, Player.B, 4, "6C")]
+
+
+def test_a_take_back_uncovers_the_card_beneath(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    events = table.frame_with({"pile1": "5D"})
+    assert len(events) == 1 and isinstance(events[0], TakeBack)
+    assert (events[0].player, str(events[0].card), events[0].pile) == (Player.A, "KD", 1)
+    assert table.frame_with({"A.stock2": "KD"}) == []  # back in its slot: no turn
+
+
+def test_the_card_underneath_after_a_race_touched_first(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty", "B.stock2": "back"})
+    both = (hand(Player.A, "pile1"), hand(Player.B, "pile1"))
+    table.frame_with(hands=both, unsettled=("pile1",))
+    events = table.frame_with({"pile1": "QC"}, hands=both)  # only B's card is seen: A's is under it
+    assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC")]
+    assert events[0].t < events[1].t and events[0].evidence["underneath"] is True
+
+
+def test_a_card_on_the_way_to_the_other_pile_is_not_underneath(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty", "A.stock5": "back"})
+    two = (hand(Player.A, "pile1"), hand(Player.A, "pile2"))
+    table.frame_with(hands=two, unsettled=("pile1", "pile2"))
+    first = table.frame_with({"pile1": "4D"}, hands=two, unsettled=("pile2",))
+    assert [str(e.card) for e in first] == ["4D"]
+    second = table.frame_with({"pile2": "7H"})
+    assert [(type(e), str(e.card), e.pile) for e in second] == [(Play, "7H", 2)]
+
+
+def test_a_card_moved_to_an_empty_slot_and_a_spit_card(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty"})
+    table.frame_with({"pile1": "4D"})
+    events = table.frame_with({"A.stock1": "JS"})  # from slot 4, whose hand is still there
+    assert isinstance(events[0], Move) and (events[0].from_slot, events[0].to_slot) == (4, 1)
+    spit = table.frame_with({"pile2": "2H"}, hands=(hand(Player.B, "pile2"),))
+    assert isinstance(spit[0], SpitTurn) and spit[0].player is Player.B
+
+
+def test_what_is_read_under_a_hand_is_believed_only_when_sure(layout: MatLayout) -> None:
+    table = Table(layout)
+    assert table.frame_with({"pile1": "empty"}, hand_over=True) == []  # the hand hides the pile
+    assert table.frame_with({"pile1": "card"}) == []  # face up but unread: wait for a reading
+    assert table.frame_with({"A.stock1": "back"}) == []
+    assert table.frame_with({"pile1": "4D"}, hand_over=True, confidence=0.3) == []
+    assert [str(e.card) for e in table.frame_with({"pile1": "4D"}, hand_over=True, confidence=0.9)] == ["4D"]
+
+
+def test_a_pile_taken_away(layout: MatLayout) -> None:
+    table = Table(layout)
+    events = table.frame_with({"pile2": "empty"}, hands=(hand(Player.B, "pile2"),))
+    assert isinstance(events[0], TakePile) and events[0].player is Player.B and events[0].pile == 2
