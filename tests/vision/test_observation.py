@@ -36,7 +36,8 @@ class Table:
             assert self.obs.update(TrackedFrame(self.frame, t, zones, (), hands), {}) == []
         self.frame += 1
         t = self.frame / FPS
-        zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0) for z in self.zones}
+        zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0)
+                 for z in self.zones}
         made = tuple(ZoneChange(z, self.frame, t, True, True, self.frame - 5, 20.0, hand_over,
                                 self.frame - 3, t - 3 / FPS) for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
