@@ -90,6 +90,7 @@ class ModelConfig:
     patience: int = 20
     workers: int = 2
     device: str = "auto"
+    optimizer: str = "auto"
     augment: dict[str, float] = field(default_factory=dict)
 
 
@@ -103,6 +104,7 @@ class ClassifierConfig:
     batch: int = 256
     crops_per_frame: int = 16  # readable indices of a frame cut out for it, at random
     workers: int = 2
+    optimizer: str = "auto"
     augment: dict[str, float] = field(default_factory=lambda: {"fliplr": 0.0, "flipud": 0.0, "scale": 0.1,
                                                                 "erasing": 0.1})
 
@@ -134,8 +136,12 @@ class TrainConfig:
         return asdict(self)
 
 
+#: ultralytics training settings a config may give under ``augment``: augmentation and the
+#: learning-rate schedule (numbers only; the optimizer is its own key)
 AUGMENT_KEYS = frozenset({"fliplr", "flipud", "degrees", "mosaic", "hsv_v", "hsv_s", "hsv_h", "scale",
-                          "translate", "shear", "perspective", "mixup", "close_mosaic", "erasing"})
+                          "translate", "shear", "perspective", "mixup", "close_mosaic", "erasing",
+                          "lr0", "lrf", "warmup_epochs", "momentum", "weight_decay"})
+OPTIMIZERS = ("auto", "SGD", "Adam", "AdamW")
 
 
 def _section(cls: type, raw: object, where: str) -> Any:
@@ -211,6 +217,9 @@ def parse_config(raw: object, where: str = "config") -> TrainConfig:
         (cfg.classifier.epochs >= 1, "classifier.epochs", "must be >= 1"),
         (cfg.classifier.batch >= 1, "classifier.batch", "must be >= 1"),
         (cfg.classifier.crops_per_frame >= 1, "classifier.crops_per_frame", "must be >= 1"),
+        (cfg.model.optimizer in OPTIMIZERS, "model.optimizer", f"must be one of {', '.join(OPTIMIZERS)}"),
+        (cfg.classifier.optimizer in OPTIMIZERS, "classifier.optimizer",
+         f"must be one of {', '.join(OPTIMIZERS)}"),
         (cfg.export.imgsz >= 64 and cfg.export.imgsz % 32 == 0, "export.imgsz",
          "must be a multiple of 32, >= 64"),
         (cfg.model.batch >= 1, "model.batch", "must be >= 1"),
@@ -703,7 +712,7 @@ def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_
         YOLO(m.arch, task="detect"), data=str(data / "data.yaml"), epochs=m.epochs, imgsz=m.imgsz,
         batch=m.batch, patience=m.patience, workers=m.workers, device=device, seed=cfg.seed,
         deterministic=True, pretrained=False, plots=False, amp=device != "cpu", project=str(runs),
-        name=cfg.name, exist_ok=True, verbose=False, **m.augment)
+        name=cfg.name, exist_ok=True, verbose=False, optimizer=m.optimizer, **m.augment)
     model = YOLO(str(best), task="detect")
     val = model.val(data=str(data / "data.yaml"), imgsz=m.imgsz, batch=m.batch, device=device, plots=False,
                     verbose=False, project=str(runs), name=f"{cfg.name}-val", exist_ok=True)
@@ -725,7 +734,7 @@ def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onn
         YOLO(c.arch, task="classify"), data=str(data), epochs=c.epochs, imgsz=c.imgsz, batch=c.batch,
         workers=c.workers, device=device, seed=cfg.seed, deterministic=True, pretrained=False, plots=False,
         amp=device != "cpu", project=str(runs), name=f"{cfg.name}-index", exist_ok=True, verbose=False,
-        **c.augment)
+        optimizer=c.optimizer, **c.augment)
     model = YOLO(str(best), task="classify")
     val = model.val(data=str(data), imgsz=c.imgsz, batch=c.batch, device=device, plots=False, verbose=False,
                     project=str(runs), name=f"{cfg.name}-index-val", exist_ok=True)
