@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 TOUCH_LAG_S = {"play": 0.12, "spit": 0.10, "move": 0.10, "turn": 0.16, "take_back": 0.20, "take_pile": 0.23,
                "deal": 0.21}
 TOUCH_LAG_SD = 0.035
+#: A card leaves its slot this long before the slot's picture stops moving (the hand lifting it away).
+LEFT_LAG_S = 0.1
 #: A slapping hand is seen over the pile this long before it lands.
 SLAP_LEAD_S = 0.11
 #: A departure and an arrival belong together within this many seconds.
@@ -84,7 +86,7 @@ class _Departure:
     card: str
     player: Player
     slot: int
-    start: float  # the slot first showed a hand
+    start: float  # when the card left (see Observer._left)
     frame: int  # the slot settled without the card
     time: float
     used: bool = False
@@ -141,11 +143,14 @@ class Observer:
               deal: bool = True) -> list[TableEvent]:
         """The table as the first frame shows it. With ``deal``, the layout of a new round:
         each player's deal, the face-up cards of their stock as turns, and the spit cards on
-        the piles (pile 1 is A's, pile 2 B's, as players turn them at the start). Without it
-        (a game continued from a log) only the observer's own picture is set."""
+        the piles (pile 1 is A's, pile 2 B's, as players turn them at the start); nothing when
+        the stock slots are empty (the players have not dealt yet: the deals are watched).
+        Without ``deal`` (a game continued from a log) only the observer's picture is set."""
         for zone, reading in readings.items():
             self.state.tops[zone] = reading.label
         events: list[TableEvent] = []
+        if deal and all(readings[z].label == "empty" for z in self._slot_zone.values() if z in readings):
+            return events  # an empty mat: the deals are watched as they happen
         ev: dict[str, object] = {"prelude": True, "frame": frame}
         if deal:
             for player in (Player.A, Player.B):
@@ -215,6 +220,13 @@ class Observer:
         rank = {ZoneKind.STOCK: 0, ZoneKind.PACKET: 1, ZoneKind.PILE: 2}
         return rank[kind] if kind is not None else 3
 
+    def _left(self, change: ZoneChange) -> float:
+        """When a card left its slot (the ``start`` of the action that took it): just before
+        the slot's picture stopped moving, i.e. before the hand and the card were gone. (When
+        the slot first looked different is no use: an arm passing over it does that.)"""
+        quiet = change.quiet_time if change.quiet_frame >= 0 else change.time - 3 / 30
+        return max(0.0, quiet - LEFT_LAG_S)
+
     def _touch(self, change: ZoneChange, kind: str = "play") -> float:
         """When the card touched (a take-back: left the pile): before the zone's picture stopped
         moving (the card slid, the hand let go), by the lag measured for that kind of event."""
@@ -256,7 +268,8 @@ class Observer:
         if player in self.dealing:
             return self._dealing_change(change, reading, since, player)
         if old not in FACE_UP_LABELS:  # its face-up card left
-            self._departures.append(_Departure(old, player, slot, since[0], change.frame, change.time))
+            self._departures.append(_Departure(old, player, slot, self._left(change), change.frame,
+                                               change.time))
             self._settle_departure(self._departures[-1])
         if new in FACE_UP_LABELS:
             return []
@@ -269,14 +282,14 @@ class Observer:
         if old == "back":
             return [Turn(t=self._touch(change, "turn"), frame=change.frame, player=player, slot=slot,
                          card=card,
-                         start=since[0], evidence=evidence)]
+                         evidence=evidence)]
         source = self._source_of(new, change, exclude=(player, slot))
         if source is not None and source[0] is player:
             return [Move(t=self._touch(change, "move"), frame=change.frame, player=player, start=source[2],
                          from_slot=source[1], to_slot=slot, card=card, evidence=evidence)]
         # the face-up card left and the one beneath was turned while the hand stayed over the slot
         return [Turn(t=self._touch(change, "turn"), frame=change.frame, player=player, slot=slot, card=card,
-                     start=since[0], evidence=evidence)]
+                     evidence=evidence)]
 
     def _dealing_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                         player: Player) -> list[TableEvent]:
@@ -341,7 +354,7 @@ class Observer:
                 self._returning[gone.card] = (gone.player, gone.slot)
             return [TakeBack(t=self._touch(change, "take_back"), frame=change.frame, player=player,
                              pile=pile_n, card=Card.parse(gone.card),
-                             start=since[0], evidence=self._evidence(change, reading, since))]
+                             evidence=self._evidence(change, reading, since))]
         events: list[TableEvent] = []
         # hidden arrivals: cards that left a slot, unexplained, while this pile changed
         hidden = [d for d in self._departures
@@ -366,7 +379,7 @@ class Observer:
             events.append(SpitTurn(t=self._touch(change, "spit"), frame=change.frame, player=player,
                                    pile=pile_n,
                                    card=card,
-                                   start=since[0], evidence=self._evidence(change, reading, since)))
+                                   evidence=self._evidence(change, reading, since)))
             return events
         player, slot, start = top_source
         pile.append(_PileCard(new, player, slot))
@@ -377,7 +390,7 @@ class Observer:
         return events
 
     def _source_of(self, card: str, change: ZoneChange, exclude: tuple[Player, int] | None = None
-                   ) -> tuple[Player, int, float] | None:
+                   ) -> tuple[Player, int, float | None] | None:
         """Where a card that landed came from: a recent departure, else the slot that still
         shows it (that slot settles later: the hand was over it)."""
         dep = self._find_departure(card, exclude=exclude)
@@ -388,9 +401,7 @@ class Observer:
         if holder is not None:
             player, slot = holder
             self._gone_before_settled.add((card, player, slot))
-            zone = self._slot_zone[(player, slot)]
-            since = self._unsettled_since.get(zone, (change.time, change.frame))[0]
-            return player, slot, since
+            return player, slot, None  # its slot has not settled: when it left is not known yet
         return None
 
     # ------------------------------------------------------------------ hands

@@ -1,0 +1,213 @@
+"""The referee from video to verdicts, scored against the simulator's truth (issue 7's targets).
+
+    .venv/bin/python benchmarks/referee_eval.py                  # fixtures + 20 games, card model
+    .venv/bin/python benchmarks/referee_eval.py --oracle         # recognition replaced by the truth
+    .venv/bin/python benchmarks/referee_eval.py --sets fixtures  # only the 17 fixtures
+
+Sets: ``fixtures`` (tests/fixtures/*) and ``games``: ``--games`` self-played games (seeds from
+``--seed``, default 5000, which no test uses), the first ``--seconds`` of each rendered at
+960x540 into ``.cache/referee-eval/`` (reused when there). Each clip is refereed by
+:class:`referee.live.pipeline.Referee` exactly as ``spit-referee replay`` does it (a clip that
+starts mid-game gets its game so far as the prelude) and scored with :mod:`referee.scoring`.
+
+Reported: event precision and recall, faults flagged / missed / false, first-touch accuracy
+(races >= 1 frame apart and within one frame), slap order, timing error; speed as median
+x real time per clip and per-frame milliseconds; fault latency: from the truth instant the
+faulted card came to rest on the pile to the moment its verdict left the pipeline (the frame's
+time plus that step's processing time), median and p99. Prints a table and one JSON line;
+``--out FILE`` writes the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from referee import scoring  # noqa: E402
+from referee.events import TableEvent, Verdict  # noqa: E402
+from referee.live.pipeline import ModelReader, Referee  # noqa: E402
+from referee.live.source import open_video  # noqa: E402
+from referee.sim.oracle import TruthReader  # noqa: E402
+from referee.sim.truth import read_events, read_frames  # noqa: E402
+from referee.vision.calibration import load_calibration  # noqa: E402
+
+CACHE = ROOT / ".cache" / "referee-eval"
+
+
+class OracleReader:
+    def __init__(self, clip: Path) -> None:
+        self.truth = TruthReader(clip / "frames.jsonl.gz")
+
+    def read(self, image: np.ndarray, frame: int, zones: list[str]) -> list[tuple[str, float]]:
+        return self.truth.read(frame, zones)
+
+
+def render_games(count: int, seed: int, seconds: float) -> list[Path]:
+    """The evaluation games, rendered once into the cache."""
+    clips = []
+    for k in range(count):
+        out = CACHE / f"game-{seed + k}-{seconds:g}s"
+        if not (out / "meta.json").is_file():
+            print(f"rendering game seed {seed + k} ({seconds:g} s) ...", file=sys.stderr)
+            command = str(Path(sys.executable).parent / "spit-referee")
+            subprocess.run([command, "simulate", "--scenario", "selfplay", "--seed", str(seed + k), "--size", "960x540", "--seconds", str(seconds),
+                            "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+        clips.append(out)
+    return clips
+
+
+def rest_times(clip: Path) -> dict[tuple[str, str], float]:
+    """(zone, card) -> the first time that card lay still on that spit pile, from frames.jsonl.gz."""
+    out: dict[tuple[str, str], float] = {}
+    for frame in read_frames(clip / "frames.jsonl.gz"):
+        for card in frame["cards"]:
+            if card["tag"].startswith("pile") and not card["moving"]:
+                out.setdefault((card["tag"], card["card"]), float(frame["time"]))
+    return out
+
+
+def referee_clip(clip: Path, reader: Any) -> dict[str, Any]:
+    truth = read_events(clip / "events.jsonl")
+    prelude = [r for r in truth if isinstance(r, TableEvent) and (r.evidence or {}).get("prelude")]
+    mid_game = any(r.kind in ("play", "move", "take_pile") for r in prelude)
+    calibration = load_calibration(clip / "calibration.yaml")
+    if reader == "oracle":
+        reader = OracleReader(clip)
+    elif hasattr(reader, "recalibrated"):
+        reader.recalibrated(calibration)
+    referee = Referee(calibration, reader, prelude=prelude if mid_game else ())
+    step_ms: list[float] = []
+    verdict_out: dict[int, float] = {}  # id(verdict) -> when it left the pipeline
+    t0 = time.perf_counter()
+    duration = 0.0
+    with open_video(clip / "video.mp4") as source:
+        for frame in source:
+            step = referee.step(frame)
+            step_ms.append(step.seconds * 1000)
+            duration = frame.t
+            for v in step.verdicts:
+                verdict_out[id(v)] = frame.t + step.seconds
+    wall = time.perf_counter() - t0
+    records = referee.finish()
+    score = scoring.score(scoring.read_log(clip / "events.jsonl"),
+                          scoring.EventLog.from_records(records, "found"), fps=30.0)
+    # fault latency: the faulted card's rest on its pile -> its verdict out of the pipeline
+    rests = rest_times(clip)
+    latencies = []
+    last_event: TableEvent | None = None
+    for record in records:
+        if isinstance(record, TableEvent):
+            last_event = record
+        elif (isinstance(record, Verdict) and record.code and last_event is not None
+              and id(record) in verdict_out):
+            pile, card = getattr(last_event, "pile", None), getattr(last_event, "card", None)
+            rest = rests.get((f"pile{pile}", str(card))) if pile and card else None
+            if rest is not None:
+                latencies.append((verdict_out[id(record)] - rest) * 1000)
+    return {"clip": clip.name, "score": score, "wall_s": wall, "duration_s": duration,
+            "speed": duration / wall if wall else None, "step_ms": step_ms, "latency_ms": latencies,
+            "rejected": len(referee.rejected)}
+
+
+def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
+    total = results[0]["score"]
+    for r in results[1:]:
+        total = total + r["score"]
+    counts = total.counts()
+    faults = total.faults()
+    steps = [ms for r in results for ms in r["step_ms"]]
+    lat = [ms for r in results for ms in r["latency_ms"]]
+
+    def acc(a: Any) -> dict[str, Any]:
+        return {"total": a.total, "right": a.right,
+                "accuracy": round(a.right / a.total, 4) if a.total else None}
+
+    timing = total.timing()
+    return {
+        "clips": len(results),
+        "events": {"truth": counts.truth, "found": counts.found, "matched": counts.matched,
+                   "precision": round(counts.precision, 4) if counts.precision is not None else None,
+                   "recall": round(counts.recall, 4) if counts.recall is not None else None},
+        "faults": {"truth": faults.total, "flagged": faults.right, "missed": len(total.missed_faults),
+                   "false": len(total.false_faults)},
+        "first_touch_apart": acc(total.first_touch(within_frame=False)),
+        "first_touch_within_frame": acc(total.first_touch(within_frame=True)),
+        "slap_order": acc(total.slap_order()),
+        "timing_ms": {"median": timing.median_ms, "p90": timing.p90_ms, "bias": timing.bias_ms},
+        "speed_x_real_time_median": round(statistics.median(r["speed"] for r in results if r["speed"]), 2),
+        "step_ms": {"median": round(statistics.median(steps), 2),
+                    "p99": round(float(np.percentile(steps, 99)), 2)},
+        "fault_latency_ms": {"n": len(lat), "median": round(statistics.median(lat), 1) if lat else None,
+                             "p99": round(float(np.percentile(lat, 99)), 1) if lat else None},
+        "rejected_events": sum(r["rejected"] for r in results),
+        "per_clip": [{"clip": r["clip"], "precision": r["score"].counts().precision,
+                      "recall": r["score"].counts().recall,
+                      "speed": round(r["speed"], 2) if r["speed"] else None}
+                     for r in results],
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default="fixtures,games", help="fixtures, games or both (comma-separated)")
+    ap.add_argument("--games", type=int, default=20, help="how many evaluation games")
+    ap.add_argument("--seed", type=int, default=5000, help="first game seed (no test uses 5000-5999)")
+    ap.add_argument("--seconds", type=float, default=30.0, help="first SECONDS of each game")
+    ap.add_argument("--oracle", action="store_true", help="recognition from the truth (measures the rest)")
+    ap.add_argument("--model", default=None, help="card model (default models/cards.onnx)")
+    ap.add_argument("--out", default=None, help="write the JSON report here")
+    args = ap.parse_args()
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    reader: Any = "oracle"
+    if not args.oracle:
+        from referee.vision.recognize import Recognizer
+
+        first = ROOT / "tests" / "fixtures" / "exchange" / "calibration.yaml"
+        reader = ModelReader(Recognizer.load(args.model), load_calibration(first))
+    report: dict[str, Any] = {"machine": {"processor": platform.processor() or platform.machine(),
+                                          "cores": os.cpu_count(), "python": platform.python_version()},
+                              "recognition": "truth (oracle)" if args.oracle else "card model"}
+    for name in sets:
+        if name == "fixtures":
+            clips = sorted(p for p in (ROOT / "tests" / "fixtures").iterdir() if (p / "video.mp4").is_file())
+        elif name == "games":
+            clips = render_games(args.games, args.seed, args.seconds)
+        else:
+            ap.error(f"unknown set {name!r}")
+        results = []
+        for clip in clips:
+            results.append(referee_clip(clip, reader))
+            r = results[-1]
+            c = r["score"].counts()
+            print(f"  {name:9s} {clip.name:24s} P {c.precision} R {c.recall}  {r['speed']:.2f}x",
+                  file=sys.stderr)
+        report[name] = summarise(results)
+    for name in sets:
+        s = report[name]
+        print(f"{name}: {s['clips']} clips; events P {s['events']['precision']} R {s['events']['recall']}; "
+              f"faults {s['faults']}; first touch apart {s['first_touch_apart']['accuracy']}, within a frame "
+              f"{s['first_touch_within_frame']['accuracy']}; slaps {s['slap_order']['accuracy']}; timing "
+              f"{s['timing_ms']}; {s['speed_x_real_time_median']}x real time; step {s['step_ms']} ms; "
+              f"fault latency {s['fault_latency_ms']} ms")
+    print(json.dumps(report))
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
