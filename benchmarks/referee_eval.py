@@ -63,8 +63,9 @@ def render_games(count: int, seed: int, seconds: float) -> list[Path]:
         if not (out / "meta.json").is_file():
             print(f"rendering game seed {seed + k} ({seconds:g} s) ...", file=sys.stderr)
             command = str(Path(sys.executable).parent / "spit-referee")
-            subprocess.run([command, "simulate", "--scenario", "selfplay", "--seed", str(seed + k), "--size", "960x540", "--seconds", str(seconds),
-                            "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([command, "simulate", "--scenario", "selfplay", "--seed", str(seed + k),
+                            "--size", "960x540", "--seconds", str(seconds), "--out", str(out)],
+                           check=True, stdout=subprocess.DEVNULL)
         clips.append(out)
     return clips
 
