@@ -32,6 +32,7 @@ the frames, the estimate and its uncertainty, what lay underneath.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -53,6 +54,8 @@ log = logging.getLogger(__name__)
 TOUCH_LAG_S = {"play": 0.12, "spit": 0.10, "move": 0.10, "turn": 0.16, "take_back": 0.20, "take_pile": 0.23,
                "deal": 0.21}
 TOUCH_LAG_SD = 0.035
+#: How long hand positions are remembered (to tell which hand took a card).
+HAND_MEMORY_S = 3.0
 #: A card leaves its slot this long before the slot's picture stops moving (the hand lifting it away).
 LEFT_LAG_S = 0.1
 #: A slapping hand is seen over the pile this long before it lands.
@@ -128,7 +131,8 @@ class Observer:
         self._departures: list[_Departure] = []
         self._unsettled_since: dict[str, tuple[float, int]] = {}
         self._hands_over: dict[str, dict[Player, float]] = {}  # zone -> player -> last time a hand was there
-        self._two_hands: dict[Player, float] = {}  # last time a player had two hands on the mat
+        #: (time, player, x of the left-most and right-most hand in mm) while a player had two
+        self._two_hands_seen: deque[tuple[float, Player, float, float]] = deque()
         self.round_over = False
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
@@ -369,7 +373,8 @@ class Observer:
             dep.used = True
             pile.append(_PileCard(dep.card, dep.player, dep.slot))
             events.append(Play(t=under_t, frame=change.frame, player=dep.player, start=dep.start,
-                               slot=dep.slot, pile=pile_n, card=Card.parse(dep.card),
+                               slot=dep.slot, pile=pile_n,
+                               hand=self._hand_of(dep.player, dep.start, dep.slot), card=Card.parse(dep.card),
                                evidence=self._evidence(change, reading, since, underneath=True,
                                                        layering="under " + new)))
         card = Card.parse(new)
@@ -385,7 +390,7 @@ class Observer:
         pile.append(_PileCard(new, player, slot))
         under = [p.card for p in pile[-3:-1]]
         events.append(Play(t=t, frame=change.frame, player=player, start=start, slot=slot, pile=pile_n,
-                           card=card, hand=self._hand_of(player, start),
+                           card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
 
@@ -414,7 +419,12 @@ class Observer:
                 self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
         for player, n in per_player.items():
             if n >= 2:
-                self._two_hands[player] = tracked.time
+                xs = sorted((h.bbox_mm[0] + h.bbox_mm[2]) / 2 for h in tracked.hands
+                            if h.player is player and not h.merged)
+                if len(xs) >= 2:
+                    self._two_hands_seen.append((tracked.time, player, xs[0], xs[-1]))
+        while self._two_hands_seen and self._two_hands_seen[0][0] < tracked.time - HAND_MEMORY_S:
+            self._two_hands_seen.popleft()
 
     def _hand_player(self, zone: str, since: float, until: float) -> Player | None:
         """The player whose hand was over ``zone`` last between ``since`` and ``until``."""
@@ -445,10 +455,20 @@ class Observer:
         """A hand of ``player`` was over ``zone`` at ``since`` or later."""
         return self._hands_over.get(zone, {}).get(player, -1.0) >= since - 0.1
 
-    def _hand_of(self, player: Player, start: float) -> Hand | None:
-        """Which hand, when the player had two on the mat round ``start`` (else unknown)."""
-        del start
-        return None
+    def _hand_of(self, player: Player, start: float | None, slot: int) -> Hand | None:
+        """Which hand took the card from ``slot``: known only when the player had two hands on
+        the mat when it left (then the one nearer the slot; a player's left is the smaller mat x
+        for A, who faces the far edge, and the larger for B); otherwise unknown (None)."""
+        if start is None:
+            return None
+        seen = [(lo, hi) for t, p, lo, hi in self._two_hands_seen
+                if p is player and abs(t - start) <= 0.25]
+        if not seen:
+            return None
+        lo, hi = seen[len(seen) // 2]
+        x = self._zone[self._slot_zone[(player, slot)]].center[0]
+        nearer_low = abs(x - lo) <= abs(x - hi)
+        return Hand.LEFT if nearer_low == (player is Player.A) else Hand.RIGHT
 
     # ------------------------------------------------------------------ slaps
     def _slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:
