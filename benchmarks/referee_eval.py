@@ -14,7 +14,8 @@ Reported: event precision and recall, faults flagged / missed / false, first-tou
 (races >= 1 frame apart and within one frame), slap order, timing error; speed as median
 x real time per clip and per-frame milliseconds; fault latency: from the truth instant the
 faulted card came to rest on the pile to the moment its verdict left the pipeline (the frame's
-time plus that step's processing time), median and p99. Prints a table and one JSON line;
+time plus that step's processing time), median and p99; for a take-back, from when the card
+was lifted off the pile. Prints a table and one JSON line;
 ``--out FILE`` writes the JSON.
 """
 
@@ -70,14 +71,24 @@ def render_games(count: int, seed: int, seconds: float) -> list[Path]:
     return clips
 
 
-def rest_times(clip: Path) -> dict[tuple[str, str], float]:
-    """(zone, card) -> the first time that card lay still on that spit pile, from frames.jsonl.gz."""
-    out: dict[tuple[str, str], float] = {}
-    for frame in read_frames(clip / "frames.jsonl.gz"):
-        for card in frame["cards"]:
-            if card["tag"].startswith("pile") and not card["moving"]:
-                out.setdefault((card["tag"], card["card"]), float(frame["time"]))
-    return out
+def card_places(clip: Path) -> list[tuple[float, str, str, bool]]:
+    """(time, card, place, moving) of every card in every frame, from frames.jsonl.gz."""
+    return [(float(frame["time"]), card["card"], card["tag"], bool(card["moving"]))
+            for frame in read_frames(clip / "frames.jsonl.gz") for card in frame["cards"]]
+
+
+def settled_at(places: list[tuple[float, str, str, bool]], event: TableEvent) -> float | None:
+    """When the faulted event's card settled: a play's card first lying still on its spit pile;
+    a take-back's card first seen off the pile (lifted)."""
+    card = str(getattr(event, "card", ""))
+    pile = f"pile{getattr(event, 'pile', '')}"
+    for t, code, place, moving in places:
+        if t < event.t - 0.3 or code != card:
+            continue
+        if (event.kind == "play" and place == pile and not moving) or (event.kind == "take_back"
+                                                                        and place != pile):
+            return t
+    return None
 
 
 def referee_clip(clip: Path, reader: Any) -> dict[str, Any]:
@@ -106,7 +117,7 @@ def referee_clip(clip: Path, reader: Any) -> dict[str, Any]:
     score = scoring.score(scoring.read_log(clip / "events.jsonl"),
                           scoring.EventLog.from_records(records, "found"), fps=30.0)
     # fault latency: the faulted card's rest on its pile -> its verdict out of the pipeline
-    rests = rest_times(clip)
+    places = card_places(clip)
     latencies = []
     last_event: TableEvent | None = None
     for record in records:
@@ -114,8 +125,7 @@ def referee_clip(clip: Path, reader: Any) -> dict[str, Any]:
             last_event = record
         elif (isinstance(record, Verdict) and record.code and last_event is not None
               and id(record) in verdict_out):
-            pile, card = getattr(last_event, "pile", None), getattr(last_event, "card", None)
-            rest = rests.get((f"pile{pile}", str(card))) if pile and card else None
+            rest = settled_at(places, last_event)
             if rest is not None:
                 latencies.append((verdict_out[id(record)] - rest) * 1000)
     return {"clip": clip.name, "score": score, "wall_s": wall, "duration_s": duration,

@@ -105,7 +105,7 @@ class TrackerSettings:
     px_per_mm: float = 1.5
     margin_mm: float = 40.0  # table round the mat that is watched for arms
     cell_mm: float = 3.0  # hand mask and background resolution
-    settle_frames: int = 3  # still for this many frames = settled
+    settle_frames: int = 2  # still for this many frames = settled
     still_level: float = 4.0  # mean abs frame-to-frame change (grey) under which a zone is still
     change_level: float = 10.0  # mean abs difference between settled views that is a change
     cover_level: float = 18.0  # mean abs difference to the settled view that means "something over it"

@@ -68,7 +68,7 @@ def test_an_illegal_play_and_its_take_back() -> None:
     assert counts.precision == 1.0 and counts.recall == 1.0
     assert score.faults().right == score.faults().total == 1
     # the touch (truth 1.00 s), within the estimate's spread, not the frame the pile settled in
-    assert abs(kd.t - 1.0) < 0.2 and kd.frame is not None and kd.frame / 30 > kd.t + 0.2
+    assert abs(kd.t - 1.0) < 0.2 and kd.frame is not None and kd.frame / 30 - kd.t >= 0.1
     # recognition ran on the zones that changed only, not on every frame
     assert oracle.calls < 30
 
