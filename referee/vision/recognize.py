@@ -345,8 +345,10 @@ class Recognizer:
                              "spit-referee train", str(self.index_path))
         #: classifier output column -> card identity (0-51)
         self.index_codes = np.array([CODES.index(n) for n in index_names], np.int64)
+        # the crop side: fixed by the graph, else the ``imgsz`` its export wrote in the metadata
         shape = self.index_session.get_inputs()[0].shape
-        self.index_size = shape[2] if isinstance(shape[2], int) else INDEX_CROP
+        self.index_size = shape[2] if isinstance(shape[2], int) else self._imgsz(
+            self.index_session.get_modelmeta().custom_metadata_map, shape)[0]
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         self.imgsz = self._imgsz(self.session.get_modelmeta().custom_metadata_map, inp.shape)
