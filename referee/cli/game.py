@@ -1,4 +1,4 @@
-"""Subcommands for games and logs: ``demo``, ``selfplay``, ``check``, ``rules``."""
+"""Subcommands for games and logs: ``selfplay``, ``check``, ``rules`` (and ``demo --log``)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from referee.selfplay import GameTooLong, SelfPlayConfig
 from referee.selfplay.batch import games_jsonl
 
 DEMO_LOG = "demo-game.jsonl"
+BUNDLED = "bundled"
 
 
 def _console(stderr: bool = False) -> Console:
@@ -32,7 +33,7 @@ def _console(stderr: bool = False) -> Console:
 
 def register(group: click.Group) -> None:
     """Add this area's subcommands to the ``spit-referee`` group."""
-    for command in (demo, selfplay, check, rules):
+    for command in (selfplay, check, rules):
         group.add_command(command)
 
 
@@ -75,17 +76,14 @@ def _verdict_table(game: JudgedGame, all_verdicts: bool) -> Table:
     return table
 
 
-@click.command()
-@click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None,
-              help="Referee this log instead of the bundled demo game.")
-@click.option("--faults-only", is_flag=True, help="Show only faults and calls, not every legal play.")
-def demo(log_path: str | None, faults_only: bool) -> None:
-    """Referee a bundled game log through the rules engine and print every verdict.
+def demo_log(log_path: str, faults_only: bool) -> None:
+    """Referee a game log (``bundled``: the bundled self-played game) through the rules engine
+    and print every verdict; ``spit-referee demo --log`` (the video demo is in refereeing.py).
 
     The bundled log is a self-played game with deliberate faults (table events only: the
-    verdicts you see are worked out now, by the rules engine).
+    verdicts shown are worked out now, by the rules engine).
     """
-    if log_path is None:
+    if log_path == BUNDLED:
         text = resources.files("referee.data").joinpath(DEMO_LOG).read_text(encoding="utf-8")
         contents = read_records(io.StringIO(text), DEMO_LOG)
     else:

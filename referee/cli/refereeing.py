@@ -16,9 +16,11 @@ from referee.eventlog import read_records
 from referee.events import GameStart, TableEvent
 from referee.rules import RuleSet
 
+DEMO_DIR = "demo"  # referee/data/demo: the bundled recording and its calibration
+
 
 def register(group: click.Group) -> None:
-    for command in (replay, live):
+    for command in (demo, replay, live):
         group.add_command(command)
 
 
@@ -138,6 +140,33 @@ def replay(video: str, calibration_spec: str, board_spec: str | None, model: str
         if board is not None:
             board.close()
     _report(referee, summary, out)
+
+
+@click.command()
+@click.option("--log", "log_path", default=None, metavar="LOG|bundled",
+              help="Referee a game log through the rules instead (bundled: a self-played game with faults).")
+@click.option("--faults-only", is_flag=True, help="With --log: only faults and calls.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="demo-out", show_default=True,
+              help="Folder for events.jsonl, annotated.mp4 and summary.json.")
+@click.option("--no-video", is_flag=True, help="Do not write annotated.mp4.")
+def demo(log_path: str | None, faults_only: bool, out_dir: str, no_video: bool) -> None:
+    """Referee the bundled recording: a race to a spit pile, one frame apart, and its fault.
+
+    Uses the bundled calibration and card model and the console board (signals are printed as
+    they happen), writes --out, then prints every verdict. See referee/data/demo/README.md.
+    """
+    if log_path is not None:
+        from referee.cli.game import demo_log
+
+        demo_log(log_path, faults_only)
+        return
+    from importlib import resources
+
+    folder = resources.files("referee.data").joinpath(DEMO_DIR)
+    video, calibration = str(folder.joinpath("video.mp4")), str(folder.joinpath("calibration.yaml"))
+    ctx = click.get_current_context()
+    ctx.invoke(replay, video=video, calibration_spec=calibration, board_spec="console", model=None,
+               prelude=None, out_dir=out_dir, no_video=no_video)
 
 
 @click.command()

@@ -25,8 +25,8 @@ def test_help_lists_the_commands() -> None:
         assert name in out
 
 
-def test_demo_referees_the_bundled_game() -> None:
-    code, out, _ = run("demo", "--faults-only")
+def test_demo_referees_the_bundled_game_log() -> None:
+    code, out, _ = run("demo", "--log", "bundled", "--faults-only")
     assert code == 0
     assert "F_ILLEGAL_RANK" in out and "F_LOST_TOUCH" in out and "game 0 (seed 112):" in out
     assert "won" in out
