@@ -95,7 +95,8 @@ def test_replay_names_bad_input(model: Path, tmp_path: Path, case: str, error: s
 def test_replay_without_the_index_model_says_how_to_get_it(tmp_path: Path) -> None:
     detector = build_card_model(tmp_path / "cards.onnx", [], index=False)
     code, _, err = run("replay", str(FIXTURE / "video.mp4"), "--calibration",
-                       str(FIXTURE / "calibration.yaml"), "--model", str(detector), "--out", str(tmp_path / "o"))
+                       str(FIXTURE / "calibration.yaml"), "--model", str(detector),
+                       "--out", str(tmp_path / "o"))
     assert code == 2 and str(index_model_path(detector)) in err and "spit-referee train" in err
 
 
