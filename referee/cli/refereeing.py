@@ -55,7 +55,7 @@ def _calibration(spec: str, video: str) -> Any:
     from referee.vision.mat import load_layout
 
     cap = cv2.VideoCapture(video)
-    frames = []
+    frames: list[Any] = []
     while len(frames) < 10:
         ok, image = cap.read()
         if not ok:

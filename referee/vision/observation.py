@@ -126,8 +126,11 @@ class Observer:
         self.touch_lag_s = dict(TOUCH_LAG_S if touch_lag_s is None else touch_lag_s)
         self.state = ObserverState()
         self._zone = {z.id: z for z in layout.zones}
-        self._slot_zone = {(z.owner, z.number): z.id for z in layout.zones if z.kind is ZoneKind.STOCK}
-        self._pile_zone = {z.number: z.id for z in layout.zones if z.kind is ZoneKind.PILE}
+        self._slot_zone: dict[tuple[Player, int], str] = {
+            (z.owner, z.number): z.id for z in layout.zones
+            if z.kind is ZoneKind.STOCK and z.owner is not None and z.number is not None}
+        self._pile_zone: dict[int, str] = {z.number: z.id for z in layout.zones
+                                           if z.kind is ZoneKind.PILE and z.number is not None}
         self._departures: list[_Departure] = []
         self._unsettled_since: dict[str, tuple[float, int]] = {}
         self._hands_over: dict[str, dict[Player, float]] = {}  # zone -> player -> last time a hand was there
