@@ -126,9 +126,11 @@ class TableState:
     """Everything on the table at one instant: the renderer's cards and hands.
 
     ``settled`` cards lie still, in the order they came to rest (a card that lands later is
-    appended, so the renderer's background cache only adds it); ``moving`` cards are in the
-    air or sliding, lowest first; ``hands`` lowest first (a slapping hand underneath is drawn
-    first).
+    appended, so the renderer's background cache only adds it), a card above another of its
+    place never before it; ``moving`` cards are in the air or sliding, lowest first, with the
+    cards that lie still on a sliding card of their place (``at_rest``: a card that touched
+    the pile after it, drawn over it); ``hands`` lowest first (a slapping hand underneath is
+    drawn first).
     """
 
     time: float
@@ -159,7 +161,7 @@ class TableState:
             "angle": np.array([c.angle for c in cards]),
             "height": np.array([c.height for c in cards]),
             "face_up": np.array([c.face_up != (abs(c.flip_deg) > 90) for c in cards]),
-            "moving": np.array([False] * len(self.settled) + [True] * len(self.moving)),
+            "moving": np.array([False] * len(self.settled) + [not c.at_rest for c in self.moving]),
             "corners": np.array([c.corners() for c in cards]).reshape(len(cards), 4, 3),
         }
 
@@ -271,6 +273,7 @@ class _CardState(NamedTuple):
     moving: bool
     rest_since: float  # inf while moving
     seq: int  # order of coming to rest
+    touched: bool = False  # moving, but already on its place (sliding to rest)
 
 
 class _CardTrack:
@@ -326,7 +329,8 @@ class _CardTrack:
         item = self.items[i]
         if isinstance(item, _Flight):
             x, y, a, h, up, flip, pitch = item.pose(t)
-            return _CardState(x, y, a, h, up, flip, pitch, item.dst.place, True, math.inf, 0)
+            return _CardState(x, y, a, h, up, flip, pitch, item.dst.place, True, math.inf, 0,
+                              t >= item.t_touch)
         return _CardState(item.x, item.y, item.angle, item.height, item.face_up, 0.0, 0.0, item.place,
                           False, self.starts[i], self.seqs[i])
 
@@ -1289,20 +1293,45 @@ class Choreography:
         return (self.events[-1].t if self.events else 0.0) + 1.0
 
     def at(self, t: float) -> TableState:
-        """The table at time ``t`` (seconds, the log's clock)."""
-        settled: list[tuple[float, float, int, CardPose]] = []
+        """The table at time ``t`` (seconds, the log's clock).
+
+        The drawing order is the physical one: a card that touched a place after another
+        lies above it from its touch on, whatever their slides do after. Cards in the air or
+        sliding are drawn after the settled ones, lowest first; a card lying still on a card
+        of its place that still slides is drawn with them (``at_rest``), above it. Settled
+        cards come in the order they came to rest, except that a card never comes before one
+        beneath it in its place (it counts as resting from when everything beneath rests).
+        """
+        states = [(tok, self._tracks[tok].pose(t)) for tok in self._token_list]
+        sliding: dict[str, float] = {}  # per place, the lowest card still sliding on it
+        for _, st in states:
+            if st.moving and st.touched:
+                sliding[st.place] = min(st.height, sliding.get(st.place, math.inf))
+        resting: dict[str, list[tuple[float, int, int]]] = {}
         moving: list[tuple[float, CardPose]] = []
-        for tok in self._token_list:
-            track = self._tracks[tok]
-            x, y, a, h, up, flip, pitch, place, is_moving, since, seq = track.pose(t)
+        for tok, st in states:
             code = self.identities[tok]
-            if is_moving:
+            if st.moving:
+                track = self._tracks[tok]
                 x0, y0 = track.pose(t - 0.004)[:2]
                 x1, y1 = track.pose(t + 0.004)[:2]
                 vel = ((x1 - x0) / 0.008, (y1 - y0) / 0.008)
-                moving.append((h, CardPose(code, x, y, a, h, up, flip, vel, place, pitch)))
+                moving.append((st.height, CardPose(code, st.x, st.y, st.angle, st.height, st.face_up,
+                                                   st.flip, vel, st.place, st.pitch)))
+            elif st.height > sliding.get(st.place, math.inf):
+                moving.append((st.height, CardPose(code, st.x, st.y, st.angle, st.height, st.face_up,
+                                                   tag=st.place, at_rest=True)))
             else:
-                settled.append((since, h, seq, CardPose(code, x, y, a, h, up, 0.0, (0.0, 0.0), place)))
+                resting.setdefault(st.place, []).append((st.height, st.seq, tok))
+        settled: list[tuple[float, float, int, CardPose]] = []
+        pose = dict(states)
+        for cards in resting.values():
+            since = -math.inf
+            for h, seq, tok in sorted(cards):  # bottom up: none rests before what is beneath it
+                st = pose[tok]
+                since = max(since, st.rest_since)
+                settled.append((since, h, seq, CardPose(self.identities[tok], st.x, st.y, st.angle, h,
+                                                        st.face_up, tag=st.place)))
         settled.sort(key=lambda s: (s[0], s[1], s[2]))
         moving.sort(key=lambda m: m[0])
         hands = []

@@ -152,7 +152,7 @@ class Renderer:
             area = areas.get(i, 0.0)
             vis = float(min(1.0, counts[i] / area)) if area > 0 else 0.0
             cards.append(CardTruth(card.card, _face_visible(cam, corners), quad, vis, card.tag,
-                                   i >= n_settled))
+                                   i >= n_settled and not card.at_rest))
         truth = FrameTruth(scene.frame_index, scene.time, cam, cam.homography(), tuple(cards),
                            tuple(hand_outlines))
         return image, truth

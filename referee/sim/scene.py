@@ -6,7 +6,9 @@ rotation about the vertical, positive turning +x toward +y (clockwise on the mat
 A card at angle 0 reads upright for player A; at 180 for player B.
 
 ``settled`` cards are drawn into a cached background (they must not change between frames
-that share a background); ``moving`` cards and ``hands`` are drawn every frame.
+that share a background); ``moving`` cards and ``hands`` are drawn every frame, in order. A
+card that lies still on a card still sliding beneath it is one of the ``moving`` cards (so
+that it is drawn over it) with ``at_rest`` set (its truth says it is not moving).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class CardPose:
     ``height`` is that of the card's lowest corner above the table. ``flip_deg`` turns the
     card about its own long axis (a card being turned over: 0 flat, 90 on its edge, 180 the
     other side up) on top of ``face_up``; ``pitch_deg`` tilts it about its short axis (a card
-    lifted by one end).
+    lifted by one end). ``at_rest``: a card that lies still although it is drawn with the
+    moving cards (a card beneath it is still sliding); its truth says it is not moving.
     """
 
     card: str
@@ -44,6 +47,7 @@ class CardPose:
     velocity: tuple[float, float] = (0.0, 0.0)  # mm/s on the table plane, for motion blur
     tag: str = ""  # where it belongs, e.g. "A.stock3"
     pitch_deg: float = 0.0
+    at_rest: bool = False
 
     def corners(self) -> np.ndarray:
         """World points ``(4, 3)`` of the face's corners: top-left, top-right, bottom-right,
