@@ -631,13 +631,15 @@ STAGES = ("detector", "classifier")
 
 
 def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | None = None,
-          progress: Callable[[int, int], None] | None = None, stages: tuple[str, ...] = STAGES
-          ) -> TrainResult:
+          progress: Callable[[int, int], None] | None = None, stages: tuple[str, ...] = STAGES,
+          from_weights: str | Path | None = None) -> TrainResult:
     """Render, train, validate and export (see the module doc); weights and summary to ``out``.
 
     ``threads``: torch threads on a CPU (default: every core this process may use).
     ``stages``: which of the two models to train now; the other is left as it is in ``out``
-    (the summary keeps what an earlier run recorded of it)."""
+    (the summary keeps what an earlier run recorded of it). ``from_weights``: do not train the
+    one stage given, validate and export these weights instead (a run cut short: ultralytics
+    keeps ``last.pt`` of every epoch under ``WORK/runs/NAME*/weights/``)."""
     work, out = Path(work).resolve(), Path(out).resolve()
     offline_environment(os.environ.get("SPIT_REFEREE_CACHE", work / "cache"))
     check_extra()  # before hours of rendering
@@ -645,6 +647,11 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
     if unknown or not stages:
         bad = unknown[0] if unknown else "(none)"
         raise InputError(f"unknown stage {bad!r} (one of {', '.join(STAGES)})", "stages")
+    if from_weights is not None:
+        if len(stages) != 1:
+            raise InputError("give exactly one --stage with --from-weights", "stages")
+        if not Path(from_weights).is_file():
+            raise InputError("no such weights file", str(from_weights))
     cores = threads or _cores()
     t0 = time.perf_counter()
     dataset = write_dataset(cfg, work / "dataset", progress, workers=cores)
@@ -675,10 +682,11 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
              "classifier": (out / f"{cfg.name}-index.onnx", out / f"{cfg.name}-index.pt")}
     runs = work / "runs"
     if "detector" in stages:
-        summary["detector"] = _train_detector(cfg, work / "dataset", runs, device, *paths["detector"])
+        summary["detector"] = _train_detector(cfg, work / "dataset", runs, device, *paths["detector"],
+                                              from_weights=from_weights)
     if "classifier" in stages:
         summary["classifier"] = _train_classifier(cfg, work / "dataset" / "index", runs, device,
-                                                  *paths["classifier"])
+                                                  *paths["classifier"], from_weights=from_weights)
     summary_path.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     metrics = {f"{stage}/{k}": v for stage in STAGES
                for k, v in ((summary[stage] or {}).get("metrics") or {}).items()}
@@ -703,12 +711,27 @@ def _stage_summary(epochs_run: int, seconds: float, metrics: dict[str, float], o
             "onnx_bytes": onnx_path.stat().st_size, "pt_bytes": pt_path.stat().st_size}
 
 
-def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path
-                    ) -> dict[str, Any]:
+def _done_run(weights: str | Path) -> tuple[Path, int, float]:
+    """A cut-short run's weights, the epochs it ran and the seconds they took (ultralytics'
+    results.csv beside the weights folder)."""
+    import csv
+
+    path = Path(weights)
+    rows = []
+    results = path.parent.parent / "results.csv"
+    if results.is_file():
+        with results.open(encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    seconds = float(rows[-1].get("time", 0) or 0) if rows else 0.0
+    return path, len(rows), seconds
+
+
+def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path,
+                    from_weights: str | Path | None = None) -> dict[str, Any]:
     from ultralytics import YOLO
 
     m = cfg.model
-    best, epochs_run, seconds = _fit(
+    best, epochs_run, seconds = _done_run(from_weights) if from_weights else _fit(
         YOLO(m.arch, task="detect"), data=str(data / "data.yaml"), epochs=m.epochs, imgsz=m.imgsz,
         batch=m.batch, patience=m.patience, workers=m.workers, device=device, seed=cfg.seed,
         deterministic=True, pretrained=False, plots=False, amp=device != "cpu", project=str(runs),
@@ -725,12 +748,12 @@ def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_
     return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path)
 
 
-def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path
-                      ) -> dict[str, Any]:
+def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path,
+                      from_weights: str | Path | None = None) -> dict[str, Any]:
     from ultralytics import YOLO
 
     c = cfg.classifier
-    best, epochs_run, seconds = _fit(
+    best, epochs_run, seconds = _done_run(from_weights) if from_weights else _fit(
         YOLO(c.arch, task="classify"), data=str(data), epochs=c.epochs, imgsz=c.imgsz, batch=c.batch,
         workers=c.workers, device=device, seed=cfg.seed, deterministic=True, pretrained=False, plots=False,
         amp=device != "cpu", project=str(runs), name=f"{cfg.name}-index", exist_ok=True, verbose=False,

@@ -75,8 +75,11 @@ def detect(images: tuple[str, ...], as_json: bool, annotate: str | None, conf: f
 @click.option("--stage", "stages", type=click.Choice(["detector", "classifier"]), multiple=True,
               help="Train only this model (repeatable; default: both). The dataset is rendered once "
                    "and reused while the config's data section is unchanged.")
+@click.option("--from-weights", type=click.Path(dir_okay=False), default=None,
+              help="Validate and export these weights for the one --stage instead of training (a run cut "
+                   "short: WORK/runs/NAME/weights/last.pt).")
 def train(config: str, out: str | None, work: str | None, threads: int | None,
-          stages: tuple[str, ...]) -> None:
+          stages: tuple[str, ...], from_weights: str | None) -> None:
     """Render a dataset, train the card models from scratch, validate them, export ONNX.
 
     Two models: NAME.onnx finds corner indices, cards, backs and hands; NAME-index.onnx reads
@@ -96,7 +99,7 @@ def train(config: str, out: str | None, work: str | None, threads: int | None,
         result = training.train(cfg, out=out or root / "models",
                                 work=work or root / ".cache" / "train" / cfg.name, threads=threads,
                                 progress=lambda done, total: bar.update(task, completed=done),
-                                stages=stages or training.STAGES)
+                                stages=stages or training.STAGES, from_weights=from_weights)
     click.echo(f"models: {result.onnx}, {result.index_onnx} (and .pt); summary: {result.summary}")
     click.echo("validation: " + ", ".join(f"{k} {v:.3f}" for k, v in result.metrics.items()))
 
