@@ -44,9 +44,13 @@ def load_prelude(path: str) -> tuple[RuleSet | None, list[TableEvent]]:
     return rules, marked or events
 
 
-def _calibration(spec: str, video: str) -> Any:
+def _calibration(spec: str, video: str, session: Any = None) -> Any:
     from referee.vision.calibration import load_calibration
 
+    if spec == "session":
+        if session is None:
+            raise InputError("--calibration session needs a session folder to replay", video)
+        return session.calibration()
     if spec != "auto":
         return load_calibration(spec)
     import cv2
@@ -54,14 +58,20 @@ def _calibration(spec: str, video: str) -> Any:
     from referee.vision.calibration import calibrate
     from referee.vision.mat import load_layout
 
-    cap = cv2.VideoCapture(video)
     frames: list[Any] = []
-    while len(frames) < 10:
-        ok, image = cap.read()
-        if not ok:
-            break
-        frames.append(image)
-    cap.release()
+    if session is not None:
+        for frame in session.video():
+            frames.append(frame.image)
+            if len(frames) == 10:
+                break
+    else:
+        cap = cv2.VideoCapture(video)
+        while len(frames) < 10:
+            ok, image = cap.read()
+            if not ok:
+                break
+            frames.append(image)
+        cap.release()
     if not frames:
         raise InputError("no frame to calibrate from", video)
     cal, _ = calibrate(frames, load_layout(), source=f"{video} (auto)")
@@ -73,6 +83,49 @@ def _reader(model: str | None, calibration: Any) -> Any:
     from referee.vision.recognize import Recognizer
 
     return ModelReader(Recognizer.load(model), calibration)
+
+
+def _model_files(model: str | None) -> list[Path]:
+    from referee.vision.recognize import DEFAULT_MODEL, index_model_path
+
+    detector = Path(model) if model else DEFAULT_MODEL
+    return [detector, index_model_path(detector)]
+
+
+def _open_input(video: str) -> tuple[Any, Any]:
+    """The frames of VIDEO: a video file, or a recorded session folder (its intact segments)."""
+    from referee.live.source import open_video
+
+    path = Path(video)
+    if path.is_dir():
+        from referee.session.verify import open_session
+
+        session = open_session(path)  # InputError when the folder is not a session
+        if not session.report.ok:
+            first = session.report.first_bad
+            _console().print(f"[yellow]warning:[/] the session is damaged ({first}); replaying what is "
+                             "intact (spit-referee verify lists everything)")
+        return session.video(), session
+    return open_video(video), None
+
+
+def _log_writer(out: Path, record_session: bool, segment_s: float, *, calibration: Any,
+                calibration_spec: str, model: str | None, rules: RuleSet | None, source: Any,
+                prelude: str | None) -> tuple[Any, Any]:
+    """(the record writer, the session recorder or None): with a session, its chained log."""
+    from referee.live.run import RecordWriter
+
+    if not record_session:
+        return RecordWriter(out / "events.jsonl"), None
+    from referee.session.recorder import SessionRecorder
+
+    cal_file = calibration_spec if calibration_spec not in ("auto", "session") else None
+    if calibration_spec == "session":
+        cal_file = str(Path(source.name) / "calibration.yaml")
+    recorder = SessionRecorder.create(out, calibration=calibration, calibration_file=cal_file,
+                                      models=_model_files(model), rules=rules, source=source, prelude=prelude,
+                                      segment_s=segment_s)
+    return recorder.log, recorder
 
 
 def _board(spec: str | None) -> Any:
@@ -96,6 +149,12 @@ _common = [
 ]
 
 
+_segment_option = click.option(
+    "--segment-seconds", "segment_s", type=click.FloatRange(min=0.5), default=10.0, show_default=True,
+    help="With a session: the length of each video segment (closed segments are whole; a crash "
+         "loses at most the last second or so of the one being written).")
+
+
 def _with_common(f: Any) -> Any:
     for option in reversed(_common):
         f = option(f)
@@ -103,21 +162,27 @@ def _with_common(f: Any) -> Any:
 
 
 @click.command()
-@click.argument("video", type=click.Path(dir_okay=False))
-@click.option("--calibration", "calibration_spec", required=True, metavar="FILE|auto",
+@click.argument("video", type=click.Path())
+@click.option("--calibration", "calibration_spec", required=True, metavar="FILE|auto|session",
               help="A calibration file (spit-referee calibrate), or auto: find the mat's markers in the "
-                   "video's first frames (no lens model).")
+                   "video's first frames (no lens model), or session: the one a session folder recorded.")
 @_with_common
 @click.option("--no-video", is_flag=True, help="Do not write annotated.mp4 (faster).")
+@click.option("--session", "record_session", is_flag=True,
+              help="Make --out a session too: the frames in video segments, the calibration and model "
+                   "versions, a hash-chained event log (spit-referee verify; docs/sessions.md).")
+@_segment_option
 def replay(video: str, calibration_spec: str, board_spec: str | None, model: str | None, prelude: str | None,
-           out_dir: str, no_video: bool) -> None:
-    """Referee a recorded VIDEO: events, verdicts and an annotated video in --out."""
-    from referee.live.pipeline import Referee
-    from referee.live.run import RecordWriter, run
-    from referee.live.source import open_video
+           out_dir: str, no_video: bool, record_session: bool, segment_s: float) -> None:
+    """Referee a recorded VIDEO (or a session folder): events, verdicts and an annotated video in --out.
 
-    source = open_video(video)
-    calibration = _calibration(calibration_spec, video)
+    A session folder replays its intact segments with the frame numbers and times it recorded;
+    --calibration session uses the calibration it recorded."""
+    from referee.live.pipeline import Referee
+    from referee.live.run import run
+
+    source, session = _open_input(video)
+    calibration = _calibration(calibration_spec, video, session)
     if tuple(calibration.image_size) != tuple(source.size):
         source.close()
         raise InputError(f"the video is {source.size[0]}x{source.size[1]} but the calibration is for "
@@ -126,17 +191,22 @@ def replay(video: str, calibration_spec: str, board_spec: str | None, model: str
     reader = _reader(model, calibration)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    writer = RecordWriter(out / "events.jsonl")
     board = _board(board_spec)
+    recorder = None
     try:
+        writer, recorder = _log_writer(out, record_session, segment_s, calibration=calibration,
+                                       calibration_spec=calibration_spec, model=model, rules=rules,
+                                       source=source, prelude=prelude)
         referee = Referee(calibration, reader, rules=rules, board=board, prelude=events, on_record=writer)
         with source, Progress(TextColumn("refereeing"), BarColumn(), MofNCompleteColumn(),
                               TextColumn("frames"), TimeRemainingColumn(), transient=True,
                               console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
             task = bar.add_task("replay", total=source.frame_count)
-            summary = run(source, referee, out, video=not no_video, writer=writer,
+            summary = run(source, referee, out, video=not no_video, writer=writer, session=recorder,
                           progress=lambda n: bar.update(task, completed=n))
     finally:
+        if recorder is not None:
+            recorder.close()  # a no-op when run closed it
         if board is not None:
             board.close()
     _report(referee, summary, out)
@@ -166,7 +236,7 @@ def demo(log_path: str | None, faults_only: bool, out_dir: str, no_video: bool) 
     video, calibration = str(folder.joinpath("video.mp4")), str(folder.joinpath("calibration.yaml"))
     ctx = click.get_current_context()
     ctx.invoke(replay, video=video, calibration_spec=calibration, board_spec="console", model=None,
-               prelude=None, out_dir=out_dir, no_video=no_video)
+               prelude=None, out_dir=out_dir, no_video=no_video, record_session=False, segment_s=10.0)
 
 
 @click.command()
@@ -175,13 +245,20 @@ def demo(log_path: str | None, faults_only: bool, out_dir: str, no_video: bool) 
               help="The calibration file of this camera and mat (spit-referee calibrate).")
 @_with_common
 @click.option("--headless", is_flag=True, help="No window: write the files only (Ctrl-C stops).")
+@click.option("--session/--no-session", "record_session", default=True, show_default=True,
+              help="Make --out a session: the camera's frames in video segments, the calibration and model "
+                   "versions, a hash-chained event log (spit-referee verify; docs/sessions.md).")
+@_segment_option
 def live(camera: int, calibration_spec: str, board_spec: str | None, model: str | None, prelude: str | None,
-         out_dir: str, headless: bool) -> None:
-    """Referee a game from a camera, with a live overlay window (q stops) or --headless."""
+         out_dir: str, headless: bool, record_session: bool, segment_s: float) -> None:
+    """Referee a game from a camera, with a live overlay window (q stops) or --headless.
+
+    --out becomes a session folder (unless --no-session): what the camera saw and every record,
+    kept so that a crash loses at most a few seconds of video and an edit shows (spit-referee verify)."""
     import cv2
 
     from referee.live.pipeline import Referee
-    from referee.live.run import RecordWriter, run
+    from referee.live.run import run
     from referee.live.source import open_camera
     from referee.vision.calibration import load_calibration
 
@@ -201,16 +278,21 @@ def live(camera: int, calibration_spec: str, board_spec: str | None, model: str 
     reader = _reader(model, calibration)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    writer = RecordWriter(out / "events.jsonl")
     board = _board(board_spec)
+    recorder = None
     try:
+        writer, recorder = _log_writer(out, record_session, segment_s, calibration=calibration,
+                                       calibration_spec=calibration_spec, model=model, rules=rules,
+                                       source=source, prelude=prelude)
         referee = Referee(calibration, reader, rules=rules, board=board, prelude=events, on_record=writer)
         with source:
             try:
-                summary = run(source, referee, out, video=True, show=show, writer=writer)
+                summary = run(source, referee, out, video=True, show=show, writer=writer, session=recorder)
             except KeyboardInterrupt:
                 summary = {"stopped": "Ctrl-C"}
     finally:
+        if recorder is not None:
+            recorder.close()
         if board is not None:
             board.close()
     _report(referee, summary, out)

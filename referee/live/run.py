@@ -5,6 +5,9 @@
 Writes ``OUT/events.jsonl`` (every record as it is made, flushed line by line, so a crash
 loses nothing already judged), ``OUT/annotated.mp4`` (the overlay on every frame, encoded on
 its own thread) and ``OUT/summary.json`` (frames, dropped frames, speed, rejected events).
+With ``session`` (a :class:`~referee.session.recorder.SessionRecorder`, whose ``log`` is then
+the ``writer``), every frame is recorded before it is judged, a calibration the referee moves
+to is kept, and the session is closed at the end (docs/sessions.md).
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ from __future__ import annotations
 import json
 import logging
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -26,7 +30,18 @@ from referee.live.overlay import Overlay
 from referee.live.pipeline import Referee, StepResult
 from referee.live.source import FrameSource
 
+if TYPE_CHECKING:
+    from referee.session.recorder import SessionRecorder
+
 log = logging.getLogger(__name__)
+
+
+class RecordSink(Protocol):
+    """Where records go as they are made: :class:`RecordWriter`, or a session's chained log."""
+
+    def __call__(self, record: Record) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class RecordWriter:
@@ -51,9 +66,11 @@ class RecordWriter:
 
 def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
         show: Callable[[np.ndarray], bool] | None = None,
-        progress: Callable[[int], None] | None = None, writer: RecordWriter | None = None) -> dict[str, Any]:
+        progress: Callable[[int], None] | None = None, writer: RecordSink | None = None,
+        session: SessionRecorder | None = None) -> dict[str, Any]:
     """Referee every frame of ``source``; ``show`` gets each overlay picture (False stops);
-    ``progress`` the number of frames done. Returns the summary it writes."""
+    ``progress`` the number of frames done; ``session`` records the session. Returns the
+    summary it writes."""
     out.mkdir(parents=True, exist_ok=True)
     overlay = Overlay(referee.calibration) if (video or show) else None
     writer_video = None
@@ -63,7 +80,11 @@ def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
     last: StepResult | None = None
     try:
         for frame in source:
+            if session is not None:
+                session.add_frame(frame)
             step = referee.step(frame)
+            if session is not None:
+                session.note_calibration(referee.calibration, frame)
             last = step
             frames += 1
             steps_ms.append(step.seconds * 1000)
@@ -85,6 +106,11 @@ def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
             writer_video.close()
         if writer is not None:
             writer.close()
+        if session is not None:
+            failure = sys.exc_info()[1]  # Ctrl-C is how a live game is stopped: not an error
+            error = None if failure is None or isinstance(failure, KeyboardInterrupt) else (
+                f"{type(failure).__name__}: {failure}")
+            session.close(error=error)
     wall = time.perf_counter() - t_wall
     duration = last.t if last is not None else 0.0
     summary: dict[str, Any] = {
@@ -98,6 +124,8 @@ def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
         "rejected_events": [str(e) for e in referee.rejected],
         "camera_moved": referee.camera_moved,
     }
+    if session is not None:
+        summary["session"] = session.id
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return summary
 
