@@ -7,24 +7,29 @@
 
 Per frame: tracking (:class:`ZoneTracker`, one remap) -> for the zones that settled with new
 content, recognition of just those zones in one batch -> observation (:class:`Observer`) ->
-the rules engine (:class:`referee.rules.Game`) -> board signals and records. Nothing here
-waits on the board (its ``signal`` returns at once) or on disk. A camera knocked out of place
-is noticed by the drift check, run every ``drift_every`` frames (:class:`DriftMonitor`): a
-nudge is followed, a move is reported (and the zones are not trusted until recalibrated).
+arbitration of the observer's plays, moves and slaps (:class:`~referee.live.arbitrate.Arbiter`:
+touch times from the cards' carries, first-touch and first-slap calls, from a bounded history
+of the tracker's views) -> the rules engine (:class:`referee.rules.Game`), in time order ->
+board signals and records. Nothing here waits on the board (its ``signal`` returns at once) or
+on disk. A camera knocked out of place is noticed by the drift check, run every
+``drift_every`` frames (:class:`DriftMonitor`): a nudge is followed (the arbiter's kept views
+start again), a move is reported (and the zones are not trusted until recalibrated).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
 
 from referee.board import Board, Signal
 from referee.events import Call, CallKind, GameStart, Outcome, Record, TableEvent, Verdict
+from referee.live.arbitrate import Arbiter, ArbiterSettings, Arbitrated
 from referee.live.source import Frame
 from referee.rules import Game, InconsistentEvent, RuleSet
 from referee.rules.game import Phase
@@ -98,12 +103,15 @@ class Referee:
 
     ``prelude``: table events of the game before the video starts (a game continued from a
     log); without it the first frame is read as the layout of a new round.
-    ``on_record``: called with every record as it is made (the event log writer)."""
+    ``on_record``: called with every record as it is made (the event log writer).
+    ``arbitration``: refine touch times and order races and slaps from the recent views
+    (True: default settings; False: the observer's times and layering order only)."""
 
     def __init__(self, calibration: Calibration, reader: ZoneReader, rules: RuleSet | None = None,
                  board: Board | None = None, prelude: Sequence[TableEvent] = (),
                  on_record: Callable[[Record], None] | None = None, drift_every: int = DRIFT_EVERY,
-                 game: int = 0, seed: int | None = None) -> None:
+                 game: int = 0, seed: int | None = None,
+                 arbitration: bool | ArbiterSettings = True) -> None:
         self.calibration = calibration
         self.reader = reader
         self.rules = rules or RuleSet()
@@ -111,6 +119,11 @@ class Referee:
         self.on_record = on_record
         self.tracker = ZoneTracker(calibration)
         self.observer = Observer(calibration.layout)
+        self.arbiter: Arbiter | None = None
+        if arbitration:
+            self.arbiter = Arbiter(self.tracker, arbitration if isinstance(arbitration, ArbiterSettings)
+                                   else None)
+        self._last_t = -math.inf  # the time of the last event the engine judged
         self.game = Game(self.rules)
         # hands over the markers shift the fit by a pixel or two: only a real nudge is followed
         self.drift = DriftMonitor(calibration, still_px=DRIFT_STILL_PX)
@@ -128,6 +141,8 @@ class Referee:
     def step(self, frame: Frame) -> StepResult:
         t0 = time.perf_counter()
         tracked = self.tracker.update(frame.image, frame.t)
+        if self.arbiter is not None:
+            self.arbiter.observe(self.tracker, tracked, self.observer.state.tops)
         result = StepResult(frame.index, frame.t, tracked)
         if not self._started:
             self._started = True
@@ -138,8 +153,12 @@ class Referee:
             zones = [c.zone for c in tracked.changes]
             readings = self._read(frame, zones) if zones else {}
             events = self.observer.update(tracked, readings)
-        for ev in events:
-            self._judge(ev, result)
+        if self.arbiter is not None:
+            items = self.arbiter.refine(events, tracked, not_before=self._last_t)
+        else:
+            items = [Arbitrated(ev) for ev in events]
+        for item in items:
+            self._judge(item.event, result, item=item)
         self._tell_observer()
         if self.drift_every and frame.index % self.drift_every == self.drift_every - 1:
             result.drift = self._check_drift(frame.image)
@@ -164,7 +183,8 @@ class Referee:
         return {z: ZoneReading(z, lab, conf, frame.index, frame.t) for z, (lab, conf) in zip(zones, labels,
                                                                                            strict=True)}
 
-    def _judge(self, ev: TableEvent, result: StepResult, quiet: bool = False) -> None:
+    def _judge(self, ev: TableEvent, result: StepResult, quiet: bool = False,
+               item: Arbitrated | None = None) -> None:
         try:
             judgement = self.game.apply(ev)
         except InconsistentEvent as exc:
@@ -172,15 +192,24 @@ class Referee:
             result.rejected.append(exc)
             self.rejected.append(exc)
             return
+        self._last_t = max(self._last_t, ev.t)
+        verdict, calls = judgement.verdict, list(judgement.calls)
+        if item is not None and item.note:
+            # the arbitration could not tell who was first: the verdict (and the slap call) say so
+            if not item.only_fault or verdict.outcome is Outcome.FAULT:
+                verdict = replace(verdict, message=f"{verdict.message}; {item.note}")
+            if item.call_note:
+                calls = [replace(c, message=f"{c.message}; {item.note}") if c.call is CallKind.SLAP_WINNER
+                         else c for c in calls]
         result.events.append(ev)
-        result.verdicts.append(judgement.verdict)
-        result.calls.extend(judgement.calls)
+        result.verdicts.append(verdict)
+        result.calls.extend(calls)
         self._emit(ev)
-        self._emit(judgement.verdict)
-        for call in judgement.calls:
+        self._emit(verdict)
+        for call in calls:
             self._emit(call)
         if self.board is not None and not quiet:
-            for sig in signals_for(judgement.verdict, judgement.calls):
+            for sig in signals_for(verdict, calls):
                 self.board.signal(sig)
 
     def _emit(self, record: Record) -> None:
@@ -193,6 +222,8 @@ class Referee:
         if status.state is DriftState.NUDGED:
             self.calibration = self.drift.calibration
             self.tracker = _retracked(self.tracker, self.calibration)
+            if self.arbiter is not None:
+                self.arbiter.reset(self.tracker)  # the kept views no longer line up with the zones
             if hasattr(self.reader, "recalibrated"):
                 self.reader.recalibrated(self.calibration)
         elif status.state is DriftState.MOVED and not self.camera_moved:
@@ -201,6 +232,10 @@ class Referee:
         return status
 
     def finish(self) -> list[Record]:
+        if self.arbiter is not None:
+            for item in self.arbiter.flush(not_before=self._last_t):
+                t = item.event.t
+                self._judge(item.event, StepResult(-1, t, TrackedFrame(-1, t, {}, (), ())), item=item)
         for ev in self.observer.finish():
             self._judge(ev, StepResult(-1, ev.t, TrackedFrame(-1, ev.t, {}, (), ())))
         return self.records

@@ -194,6 +194,11 @@ class ZoneTracker:
         self._mat_x_cells = (np.arange(self._out_w // cell) + 0.5) * cell / s - m
         self.last_mask: np.ndarray | None = None
         self._active_mask = np.zeros((1, 1), np.uint8)
+        #: the last frame's rectified view (BGR, ``px_per_mm``), its grey copy, and the view shrunk
+        #: by 2 (BGR): kept for arbitration (referee/live/arbitrate.py); new arrays every frame
+        self.last_view: np.ndarray | None = None
+        self.last_view_grey: np.ndarray | None = None
+        self.last_view_small: np.ndarray | None = None
 
     def continue_from(self, old: ZoneTracker) -> None:
         """Go on numbering frames where ``old`` (a tracker of the previous calibration) stopped."""
@@ -222,6 +227,7 @@ class ZoneTracker:
         idx = self._frame_index
         fine = cv2.resize(view, (self._fw, self._fh), interpolation=cv2.INTER_AREA)
         vgrey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+        self.last_view, self.last_view_grey, self.last_view_small = view, vgrey, fine
         hands, hand_mask = self._hands(fine)
         active_mask = self._active_mask
         finef = fine.astype(np.float32)

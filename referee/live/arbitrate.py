@@ -1,0 +1,614 @@
+"""Arbitration in the referee pipeline: touch times from the cards' carries, first-touch and
+first-slap calls (docs/arbitration.md, "In the pipeline").
+
+    arbiter = Arbiter(tracker)
+    # every frame, after ZoneTracker.update and before the observer explains the changes:
+    arbiter.observe(tracker, tracked, observer.state.tops)
+    for item in arbiter.refine(events, tracked, not_before=last_t):   # the observer's events
+        judge(item.event)               # time order; item.note goes into the verdict's message
+    arbiter.flush(...)                  # the end of the video: slaps still held
+
+What it keeps (bounded): the tracker's grey rectified views (1.5 px/mm) of the last
+``history_frames`` frames, for following cards; its colour views shrunk by 2 (0.75 px/mm) of
+the last ``small_history_frames``, for following hands; per stock slot, the face of the card
+that lay there (a :class:`~referee.vision.arbitration.CardTemplate`) cut from the last view
+where the slot was settled and uncovered, before a hand came over it.
+
+What it does, only when the observer gives a play (a pile settled), a move or slaps:
+
+- **plays and moves**: the card is followed from its slot through the kept views
+  (:func:`~referee.vision.arbitration.track_card`) and its touch is placed on its carry
+  (:func:`~referee.vision.arbitration.estimate_contact`). A good estimate (quality at least
+  ``min_quality``, within ``max_shift_s`` of the observer's time, before the zone settled)
+  replaces the observer's ``t``; the estimate goes into the event's evidence either way, and
+  ``start`` becomes the instant the track first moves;
+- **races** (one pile change that gives two plays by different players, the observer's card
+  underneath first): both cards' tracks, the layering of the settled pile and the recognised
+  top card go to :func:`~referee.vision.arbitration.decide_first_touch`; the plays are given
+  in the order it calls. When it makes no call the observer's layering order stays and the
+  verdict says "first touch uncertain: <reason>";
+- **slaps**: held until the other player's slap (or ``slap_wait_s``); the hands round each
+  slapped pile (:func:`~referee.vision.arbitration.hand_tracks`) give each slap's touch, put a
+  slap seen on the wrong pile on the one its hand covered, and when both slapped one pile
+  :func:`~referee.vision.arbitration.decide_slap` orders them (the engine gives the pile to
+  the first), saying so when it cannot tell.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from referee.events import Move, Play, Slap, TableEvent
+from referee.players import Player
+from referee.vision import arbitration as ar
+from referee.vision.mat import ZoneKind
+from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ArbiterSettings:
+    history_frames: int = 60  # grey views kept for following cards (2 s at 30 fps)
+    small_history_frames: int = 45  # small colour views kept for following hands (1.5 s)
+    #: a contact estimate replaces the observer's time only with at least this quality ...
+    min_quality: float = 0.1
+    #: ... and within this of the observer's time (a wrong track lands far off)
+    max_shift_s: float = 0.25
+    faces_per_slot: int = 3  # faces kept per stock slot (the latest one cut before the card left is used)
+    slap_before_frames: int = 15  # hand views from this long before the first slap ...
+    slap_after_frames: int = 7  # ... to this long after the last (both hands lie still)
+    slap_background_frames: int = 5  # the background: this many frames before the first view
+    slap_wait_s: float = 1.0  # a lone slap waits this long for the other player's before it is given
+    min_gap_s: float = 0.001  # ordered events at least this far apart (a refined time: after the last judged)
+
+
+@dataclass(frozen=True)
+class Arbitrated:
+    """An event ready for the rules engine, with what the verdict should add (``note``):
+    always, or (``only_fault``) only when the verdict is a fault. ``call_note``: the note also
+    goes into a slap-winner call's message."""
+
+    event: TableEvent
+    note: str | None = None
+    only_fault: bool = False
+    call_note: bool = False
+
+
+@dataclass(frozen=True)
+class _Face:
+    frame: int
+    time: float
+    label: str  # what the observer believed lay on the slot then
+    template: ar.CardTemplate
+
+
+@dataclass
+class _HeldSlap:
+    slap: Slap
+    frame: int  # when the observer gave it
+    time: float
+
+
+@dataclass
+class _Estimate:
+    contact: ar.ContactEstimate | None
+    error: str = ""
+    track: ar.CardTrack | None = None
+    face: _Face | None = None
+    views: int = 0  # views followed (from the face's to the last)
+    left: float | None = None  # when the card left where it lay (the track's first move)
+
+
+@dataclass
+class ArbiterCosts:
+    """Seconds spent per call, by kind ("play", "move", "race", "slap")."""
+
+    calls: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, kind: str, seconds: float) -> None:
+        self.calls.setdefault(kind, []).append(seconds)
+
+
+class ViewRing:
+    """The last ``size`` views (all of one shape), copied into one block allocated once (so
+    that keeping them costs a copy per frame, not new memory), with their frames and times."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: np.ndarray | None = None
+        self._frames = np.zeros(size, np.int64)
+        self._times = np.zeros(size, np.float64)
+        self._head = 0  # where the next view goes
+        self._n = 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self._data is None else int(self._data.nbytes)
+
+    def append(self, frame: int, t: float, view: np.ndarray) -> None:
+        if self._data is None or self._data.shape[1:] != view.shape or self._data.dtype != view.dtype:
+            self._data = np.empty((self.size, *view.shape), view.dtype)
+            self._n = self._head = 0
+        np.copyto(self._data[self._head], view)
+        self._frames[self._head], self._times[self._head] = frame, t
+        self._head = (self._head + 1) % self.size
+        self._n = min(self._n + 1, self.size)
+
+    def rows(self, first_frame: int | None = None) -> list[tuple[int, float, np.ndarray]]:
+        """(frame, time, view) from ``first_frame`` (default: the oldest kept) to the last, in
+        order. The views are the ring's own memory: valid until the next ``append``."""
+        if self._data is None:
+            return []
+        order = [(self._head - self._n + i) % self.size for i in range(self._n)]
+        return [(int(self._frames[i]), float(self._times[i]), self._data[i]) for i in order
+                if first_frame is None or self._frames[i] >= first_frame]
+
+
+class Arbiter:
+    """Keeps the recent views and the stock slots' faces; refines the observer's events."""
+
+    def __init__(self, tracker: ZoneTracker, settings: ArbiterSettings | None = None) -> None:
+        self.s = settings or ArbiterSettings()
+        self.costs = ArbiterCosts()
+        self._held: list[_HeldSlap] = []
+        self.reset(tracker)
+
+    def reset(self, tracker: ZoneTracker) -> None:
+        """Start again with ``tracker`` (a new calibration: the old views no longer line up;
+        held slaps stay held)."""
+        self.layout = tracker.cal.layout
+        self.geo = ar.ViewGeometry.of(tracker)
+        self.geo_small: ar.ViewGeometry | None = None
+        self._grey = ViewRing(self.s.history_frames)
+        self._small = ViewRing(self.s.small_history_frames)
+        self._faces: dict[str, deque[_Face]] = {}
+        self._ok: dict[str, bool] = {}
+        self._prev: tuple[int, float, np.ndarray] | None = None  # the previous frame's colour view
+        self._last_view: np.ndarray | None = None
+        self._stock = [z.id for z in self.layout.zones if z.kind is ZoneKind.STOCK]
+
+    # ------------------------------------------------------------------ per frame
+    def observe(self, tracker: ZoneTracker, tracked: TrackedFrame, tops: Mapping[str, str]) -> None:
+        """Keep this frame's views; cut a slot's face when a hand or a change comes over it
+        (from the previous frame, the last where it lay settled and uncovered). ``tops``: what
+        the observer believes lies on each zone (before this frame's changes)."""
+        view, grey, small = tracker.last_view, tracker.last_view_grey, tracker.last_view_small
+        if view is None or grey is None or small is None:
+            return
+        if self.geo_small is None:
+            g = self.geo
+            scale = small.shape[1] / view.shape[1]
+            self.geo_small = ar.ViewGeometry(g.px_per_mm * scale, g.margin_mm, g.mat_mm)
+        frame, t = tracked.frame, tracked.time
+        for zid in self._stock:
+            obs = tracked.zones.get(zid)
+            ok = obs is not None and obs.settled and not obs.covered and obs.occupied
+            if self._ok.get(zid) and not ok and self._prev is not None:
+                label = tops.get(zid, "")
+                if label not in ("", "empty", "back", "card"):
+                    k, tk, before = self._prev
+                    zone = self.layout.zone(zid)
+                    face = _Face(k, tk, label, ar.slot_template(before, zone, self.geo, label=label))
+                    self._faces.setdefault(zid, deque(maxlen=self.s.faces_per_slot)).append(face)
+            self._ok[zid] = ok
+        self._grey.append(frame, t, grey)
+        self._small.append(frame, t, small)
+        self._prev = (frame, t, view)
+        self._last_view = view
+
+    @property
+    def memory_bytes(self) -> int:
+        """What the kept views take (the faces are a few kB each)."""
+        return self._grey.nbytes + self._small.nbytes
+
+    # ------------------------------------------------------------------ the observer's events
+    def refine(self, events: Sequence[TableEvent], tracked: TrackedFrame, not_before: float = -math.inf
+               ) -> list[Arbitrated]:
+        """This frame's events made ready for the engine, in time order: plays and moves with
+        touch times from the cards' carries, races ordered by the arbitration, slaps held until
+        they can be ordered (and those held before, when their time has come)."""
+        out: list[Arbitrated] = []
+        plays = [e for e in events if isinstance(e, Play)]
+        in_race: set[int] = set()
+        for under in plays:
+            if (under.evidence or {}).get("underneath") is not True:
+                continue
+            top = next((p for p in plays if p is not under and p.pile == under.pile and p.frame == under.frame
+                        and p.player is not under.player and id(p) not in in_race
+                        and (p.evidence or {}).get("underneath") is not True), None)
+            if top is None or id(under) in in_race:
+                continue
+            in_race |= {id(under), id(top)}
+            try:
+                out += self._race(under, top, tracked)
+            except Exception as exc:  # a bug here must not stop the referee: the observer's order stays
+                out += [Arbitrated(_failed(under, exc)), Arbitrated(_failed(top, exc))]
+        slaps: list[Slap] = []
+        for ev in events:
+            if id(ev) in in_race:
+                continue
+            if isinstance(ev, Play | Move):
+                try:
+                    out.append(Arbitrated(self._single(ev, tracked)))
+                except Exception as exc:  # as above: the observer's time stays
+                    out.append(Arbitrated(_failed(ev, exc)))
+            elif isinstance(ev, Slap):
+                slaps.append(ev)
+            else:
+                out.append(Arbitrated(ev))
+        self._held += [_HeldSlap(s, tracked.frame, tracked.time) for s in slaps]
+        out += self._release_slaps(tracked, force=bool(out))
+        return self._in_order(out, not_before)
+
+    def flush(self, tracked: TrackedFrame | None = None, not_before: float = -math.inf) -> list[Arbitrated]:
+        """Whatever is still held (the end of the video)."""
+        if not self._held:
+            return []
+        if tracked is None:
+            rows = self._grey.rows()
+            k, t = (rows[-1][0], rows[-1][1]) if rows else (self._held[-1].frame, self._held[-1].time)
+            tracked = TrackedFrame(k, t, {}, (), ())
+        return self._in_order(self._release_slaps(tracked, force=True), not_before)
+
+    def _in_order(self, items: list[Arbitrated], not_before: float) -> list[Arbitrated]:
+        """Sorted by time (stable: an ordered pair keeps its order); a time from the video is
+        not put before what the engine already judged (nor before the event given before it)."""
+        fixed: list[Arbitrated] = []
+        floor = not_before
+        for item in sorted(items, key=lambda i: i.event.t):
+            ev = item.event
+            ours = (ev.evidence or {}).get("touch_from") in ("trajectory", "hand stop")
+            if ours and ev.t < floor + self.s.min_gap_s:
+                evidence = {**(ev.evidence or {}), "touch_clamped_from": round(ev.t, 4)}
+                item = replace(item, event=replace(ev, t=floor + self.s.min_gap_s, evidence=evidence))
+            floor = max(floor, item.event.t)
+            fixed.append(item)
+        return fixed
+
+    # ------------------------------------------------------------------ one card
+    def _window(self, first_frame: int) -> tuple[list[np.ndarray], np.ndarray] | None:
+        """The kept grey views from ``first_frame`` to the last, or None when it is no longer kept."""
+        rows = self._grey.rows(first_frame)
+        if not rows or rows[0][0] != first_frame:
+            return None
+        return [v for _, _, v in rows], np.array([t for _, t, _ in rows])
+
+    def _face(self, player: Player, slot: int, card: str, before: float) -> _Face | str:
+        """The latest face of ``card`` cut from ``player``'s ``slot`` before ``before``. (The
+        face is cut when the slot's last settled view, before a hand came over it, showed the
+        card as the observer read it: a later face shows what lay beneath.)"""
+        faces = self._faces.get(f"{player}.stock{slot}")
+        if not faces:
+            return f"no view of {player}'s slot {slot} before the card left"
+        for face in reversed(faces):
+            if face.time < before and face.label == card:
+                return face
+        return f"no view of {player}'s slot {slot} showing {card} before the card left"
+
+    def _estimate(self, player: Player, slot: int, card: str, before: float, toward: tuple[float, float]
+                  ) -> _Estimate:
+        face = self._face(player, slot, card, before)
+        if isinstance(face, str):
+            return _Estimate(None, face)
+        window = self._window(face.frame)
+        if window is None:
+            return _Estimate(None, "the view of the slot before the card left is no longer kept", face=face)
+        views, times = window
+        track = ar.track_card(views, times, face.template, self.geo, start=0, toward=toward)
+        left = _departure(track, 0)
+        try:
+            return _Estimate(ar.estimate_contact(track), track=track, face=face, views=len(views), left=left)
+        except ValueError as exc:
+            return _Estimate(None, str(exc), track=track, face=face, views=len(views), left=left)
+
+    def _usable(self, est: _Estimate, ev: TableEvent, tracked: TrackedFrame) -> bool:
+        c = est.contact
+        return (c is not None and c.quality >= self.s.min_quality and abs(c.t - ev.t) <= self.s.max_shift_s
+                and c.t < tracked.time)
+
+    def _single(self, ev: Play | Move, tracked: TrackedFrame) -> TableEvent:
+        t0 = time.perf_counter()
+        if isinstance(ev, Play):
+            kind, slot = "play", ev.slot
+            toward = self.layout.zone(f"pile{ev.pile}").center
+        else:
+            kind, slot = "move", ev.from_slot
+            toward = self.layout.zone(f"{ev.player}.stock{ev.to_slot}").center
+        est = self._estimate(ev.player, slot, str(ev.card), ev.t, (float(toward[0]), float(toward[1])))
+        self.costs.add(kind, time.perf_counter() - t0)
+        use = self._usable(est, ev, tracked)
+        return self._with_contact(ev, est, use, est.contact.t if use and est.contact else ev.t)
+
+    def _with_contact(self, ev: TableEvent, est: _Estimate, use: bool, t: float,
+                      **extra: object) -> TableEvent:
+        evidence: dict[str, Any] = dict(ev.evidence or {})
+        contact: dict[str, object] = ({**est.contact.to_evidence()} if est.contact is not None
+                                      else {"error": est.error})
+        if est.face is not None:
+            contact.update(face_frame=est.face.frame, views=est.views)
+        if est.left is not None:
+            contact["left_t"] = round(est.left, 4)
+        evidence["contact"] = contact
+        evidence["touch_from"] = "trajectory" if use else "zone settle"
+        if use and est.contact is not None:
+            evidence["settle_t"] = round(ev.t, 4)
+            evidence["contact_sd"] = round(est.contact.sd, 4)
+        evidence.update(extra)
+        # when the card left its slot: where the track first moves (the observer's start, from
+        # when the slot's picture stopped moving, is 0.1-0.5 s off and may even follow the touch)
+        start = ev.start
+        if est.left is not None and est.left < t:
+            start = est.left
+        elif start is not None and start > t:
+            start = None
+        if start != ev.start:
+            evidence["observer_start"] = None if ev.start is None else round(ev.start, 4)
+        return replace(ev, t=t, start=start, evidence=evidence)
+
+    # ------------------------------------------------------------------ races
+    def _race(self, under: Play, top: Play, tracked: TrackedFrame) -> list[Arbitrated]:
+        """Two plays onto one pile from one change: the observer puts ``under`` (its card was
+        never seen to land, so it lies underneath) first. The arbitration orders them."""
+        t0 = time.perf_counter()
+        plays = {under.player: under, top.player: top}
+        pile = self.layout.zone(f"pile{under.pile}").center
+        toward = (float(pile[0]), float(pile[1]))
+        ests: dict[Player, _Estimate] = {}
+        faces: dict[Player, _Face] = {}
+        for p, ev in plays.items():
+            face = self._face(p, ev.slot, str(ev.card), ev.t)
+            if isinstance(face, str):
+                ests[p] = _Estimate(None, face)
+            else:
+                faces[p] = face
+        arb: ar.Arbitration | None = None
+        error = ""
+        if len(faces) == 2:
+            k0 = min(f.frame for f in faces.values())
+            window = self._window(k0)
+            if window is None:
+                error = "the views before the cards left are no longer kept"
+            else:
+                views, times = window
+                poses: dict[Player, ar.CardPose] = {}
+                for p, face in faces.items():
+                    track = ar.track_card(views, times, face.template, self.geo,
+                                          start=face.frame - k0, toward=toward)
+                    n = len(views) - (face.frame - k0)
+                    left = _departure(track, face.frame - k0)
+                    try:
+                        contact: ar.ContactEstimate | None = ar.estimate_contact(track)
+                        why = ""
+                    except ValueError as exc:
+                        contact, why = None, str(exc)
+                    ests[p] = _Estimate(contact, why, track=track, face=face, views=n, left=left)
+                    pose = ar.rest_pose(track, ests[p].contact)
+                    if pose is not None:
+                        poses[p] = pose
+                layering = None
+                if self._last_view is not None:
+                    layering = ar.card_layering(self._last_view, {p: f.template for p, f in faces.items()},
+                                                toward, self.geo, poses=poses, top_identity=str(top.card),
+                                                identities={p: str(e.card) for p, e in plays.items()})
+                arb = ar.decide_first_touch({p: e.contact for p, e in ests.items()}, layering)
+        else:
+            error = "; ".join(e.error for e in ests.values() if e.error)
+        for p in plays:
+            if p not in ests:
+                ests[p] = _Estimate(None, error or "not followed")
+        self.costs.add("race", time.perf_counter() - t0)
+        if arb is not None and arb.first is not None:
+            first = plays[arb.first]
+        else:
+            first = under  # the layering the observer read: the card underneath touched first
+        second = top if first is under else under
+        order = [first, second]
+        use = {p: self._usable(ests[p], plays[p], tracked) for p in plays}
+        touch = [self._time(ests[e.player], e) if use[e.player] else e.t for e in order]
+        if not touch[0] + self.s.min_gap_s <= touch[1]:
+            mid = (touch[0] + touch[1]) / 2  # the estimates cross the call: both at the middle, in order
+            touch = [mid - self.s.min_gap_s / 2, mid + self.s.min_gap_s / 2]
+        summary: dict[str, object] = (arb.to_evidence() if arb is not None
+                                      else {"first": None, "reason": f"not arbitrated: {error}"})
+        out = []
+        note = None
+        if arb is not None and arb.first is None:
+            note = f"first touch uncertain: {_headline(arb.reason)}; the layering order is kept"
+        for i, (ev, t) in enumerate(zip(order, touch, strict=True)):
+            refined = self._with_contact(ev, ests[ev.player], use[ev.player], t, arbitration=summary,
+                                         race_order=i + 1)
+            out.append(Arbitrated(refined, note, only_fault=i == 0))
+        return out
+
+    @staticmethod
+    def _time(est: _Estimate, ev: TableEvent) -> float:
+        return est.contact.t if est.contact is not None else ev.t
+
+    # ------------------------------------------------------------------ slaps
+    def _release_slaps(self, tracked: TrackedFrame, force: bool) -> list[Arbitrated]:
+        """Held slaps whose time has come: a pair (both players) once ``slap_after_frames``
+        views follow the later one; a lone slap after ``slap_wait_s``; all with ``force``."""
+        if not self._held:
+            return []
+        first_of: dict[Player, _HeldSlap] = {}
+        for h in sorted(self._held, key=lambda h: h.slap.t):
+            first_of.setdefault(h.slap.player, h)
+        later = max(h.frame for h in self._held)
+        if len(first_of) == 2:
+            if not force and tracked.frame < later + self.s.slap_after_frames:
+                return []
+        elif not force and tracked.time - min(h.time for h in self._held) < self.s.slap_wait_s:
+            return []
+        held, self._held = self._held, []
+        t0 = time.perf_counter()
+        pairs = list(first_of.values())
+        try:
+            out = self._slaps(pairs, tracked)
+        except Exception as exc:  # a bug here must not stop the referee: the slaps as seen
+            out = [Arbitrated(_failed(h.slap, exc)) for h in pairs]
+        self.costs.add("slap", time.perf_counter() - t0)
+        out += [Arbitrated(h.slap) for h in held if all(h is not q for q in pairs)]
+        return out
+
+    def _hand_views(self, first_t: float) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | str:
+        """The small views from ``slap_before_frames`` before the first slap (``first_t``) to
+        the last, and the background ``slap_background_frames`` before them (or the oldest kept)."""
+        rows = self._small.rows()
+        if len(rows) < 8 or self.geo_small is None:
+            return "too few views kept"
+        dt = float(np.median(np.diff([t for _, t, _ in rows])))
+        t_bg = first_t - (self.s.slap_before_frames + self.s.slap_background_frames + 0.5) * dt
+        i_bg = next((i for i, r in enumerate(rows) if r[1] >= t_bg), 0)
+        i0 = min(i_bg + self.s.slap_background_frames, len(rows) - 5)
+        return [v for _, _, v in rows[i0:]], np.array([t for _, t, _ in rows[i0:]]), rows[i_bg][2]
+
+    def _slaps(self, held: list[_HeldSlap], tracked: TrackedFrame) -> list[Arbitrated]:
+        """The first slap of each player (one or two): the hands round each slapped pile
+        (:func:`~referee.vision.arbitration.hand_tracks`, once per pile), a slap put on the
+        pile its player's hand really covered (when the observer named the other pile and the
+        hand never covered it), the touch times, and for two slaps on one pile the call."""
+        slaps = [h.slap for h in held]
+        window = self._hand_views(min(s.t for s in slaps))
+        hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
+        if isinstance(window, str):
+            hands = {s.pile: window for s in slaps}
+        else:
+            views, times, background = window
+            assert self.geo_small is not None
+            for pile_n in sorted({s.pile for s in slaps}):
+                try:
+                    zone = self.layout.zone(f"pile{pile_n}")
+                    hands[pile_n] = ar.hand_tracks(views, times, zone, self.geo_small,
+                                                   background=background)[0]
+                except ValueError as exc:
+                    hands[pile_n] = str(exc)
+        if len(slaps) == 2 and slaps[0].pile != slaps[1].pile:
+            slaps = self._slapped_piles(slaps, hands)
+        out: list[Arbitrated] = []
+        for pile_n in sorted({s.pile for s in slaps}):
+            on = [s for s in slaps if s.pile == pile_n]
+            out += self._order_slaps(on, hands[pile_n], tracked)
+        return out
+
+    def _covered(self, tracks: dict[Player, ar.HandTrack] | str, player: Player) -> float:
+        """The most of the pile's core ``player``'s hand covered (mm^2; 0 when not seen)."""
+        if isinstance(tracks, str) or player not in tracks:
+            return 0.0
+        return float(np.max(tracks[player].own_pile_mm2))
+
+    def _slapped_piles(self, slaps: list[Slap], hands: dict[int, dict[Player, ar.HandTrack] | str]
+                       ) -> list[Slap]:
+        """Two slaps on different piles: one whose hand never covered its pile but covered the
+        other's (where the other player slapped) was on the other pile (two hands on one pile
+        are one blob to the tracker, split between the players only roughly)."""
+        need = ar.HandSettings().min_over_pile_mm2
+        out = list(slaps)
+        moved = []
+        for i, s in enumerate(slaps):
+            other = slaps[1 - i].pile
+            here, there = self._covered(hands[s.pile], s.player), self._covered(hands[other], s.player)
+            if here < need <= there:
+                why = (f"seen on pile {s.pile}, but {s.player}'s hand covered {there:.0f} mm^2 of pile "
+                       f"{other}'s core and {here:.0f} mm^2 of pile {s.pile}'s")
+                out[i] = replace(s, pile=other, evidence={**(s.evidence or {}), "pile_from_hands": why})
+                moved.append(i)
+        return slaps if len(moved) == 2 else out
+
+    def _order_slaps(self, slaps: list[Slap], tracks: dict[Player, ar.HandTrack] | str,
+                     tracked: TrackedFrame) -> list[Arbitrated]:
+        """One pile's slaps (one or two players): touch times from the hands' stops and, for
+        two, the call (:func:`~referee.vision.arbitration.decide_slap`); in the order called,
+        or the observer's when there is no call (the later slap's verdict then says so)."""
+        contacts: dict[Player, ar.ContactEstimate | None] = {}
+        errors: dict[Player, str] = {}
+        for s in slaps:
+            if isinstance(tracks, str):
+                errors[s.player] = tracks
+            elif s.player not in tracks:
+                errors[s.player] = f"no hand of {s.player} reaches pile {s.pile}'s strip in the last view"
+            else:
+                try:
+                    contacts[s.player] = ar.estimate_slap_contact(tracks[s.player])
+                except ValueError as exc:
+                    errors[s.player] = str(exc)
+        order = sorted(slaps, key=lambda s: s.t)
+        arb: ar.Arbitration | None = None
+        note = None
+        if len(order) == 2:
+            if not isinstance(tracks, str) and all(s.player in tracks for s in order):
+                layering = ar.hand_layering({s.player: tracks[s.player] for s in order})
+                arb = ar.decide_slap({s.player: contacts.get(s.player) for s in order}, layering)
+            if arb is not None and arb.first is not None:
+                order = sorted(order, key=lambda s: s.player is not arb.first)
+            else:
+                reason = arb.reason if arb is not None else "not arbitrated: " + "; ".join(errors.values())
+                note = f"first slap uncertain: {_headline(reason)}; the order seen is kept"
+        times_out = []
+        for s in order:
+            c = contacts.get(s.player)
+            ok = (c is not None and c.quality >= self.s.min_quality and abs(c.t - s.t) <= self.s.max_shift_s
+                  and c.t < tracked.time)
+            times_out.append(c.t if ok and c is not None else s.t)
+        if len(times_out) == 2 and not times_out[0] + self.s.min_gap_s <= times_out[1]:
+            mid = (times_out[0] + times_out[1]) / 2  # the stops cross the call: both at the middle, in order
+            times_out = [mid - self.s.min_gap_s / 2, mid + self.s.min_gap_s / 2]
+        out = []
+        for i, (s, t) in enumerate(zip(order, times_out, strict=True)):
+            evidence: dict[str, Any] = dict(s.evidence or {})
+            c = contacts.get(s.player)
+            evidence["contact"] = c.to_evidence() if c is not None else {"error": errors.get(s.player, "")}
+            evidence["touch_from"] = "hand stop" if t != s.t else "hand over the pile"
+            if t != s.t:
+                evidence["seen_t"] = round(s.t, 4)
+            if len(order) == 2:
+                evidence["arbitration"] = (arb.to_evidence() if arb is not None
+                                           else {"first": None, "reason": note or ""})
+                evidence["slap_order"] = i + 1
+            last = i == len(order) - 1
+            out.append(Arbitrated(replace(s, t=t, evidence=evidence), note if last else None, call_note=last))
+        return out
+
+
+def _failed(ev: TableEvent, exc: Exception) -> TableEvent:
+    """``ev`` as the observer gave it, its evidence saying that arbitration failed."""
+    log.exception("arbitration failed for %s at t=%.3f", ev.kind, ev.t, exc_info=exc)
+    return replace(ev, evidence={**(ev.evidence or {}), "arbitration_error": f"{type(exc).__name__}: {exc}"})
+
+
+def _departure(track: ar.CardTrack, start: int, moved_mm: float = 3.0) -> float | None:
+    """When the tracked card left the place it lay in view ``start``: between the last view
+    where it was found there and the first where it had moved more than ``moved_mm``."""
+    found = track.found
+    if not found[start]:
+        return None
+    c0 = track.centres_mm[start]
+    rest = start
+    for i in range(start + 1, len(track)):
+        if not found[i]:
+            continue
+        if math.hypot(*(track.centres_mm[i] - c0)) > moved_mm:
+            return float(track.times[rest] + track.times[i]) / 2
+        rest = i
+    return None
+
+
+def _headline(reason: str) -> str:
+    """The first part of an arbitration's reason ("the evidence disagrees (A first by the
+    trajectories, B's card underneath)"); the numbers stay in the event's evidence."""
+    head = reason.split("; trajectories:")[0]
+    return head.removeprefix("no call: ")
+
+
+__all__ = ["Arbiter", "ArbiterCosts", "ArbiterSettings", "Arbitrated"]
