@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 TOUCH_LAG_S = {"play": 0.12, "spit": 0.10, "move": 0.10, "turn": 0.16, "take_back": 0.20, "take_pile": 0.23,
                "deal": 0.21}
 TOUCH_LAG_SD = 0.035
+#: A spit card is taken from the packet at most this long before its pile starts to change.
+SPIT_REACH_S = 1.5
 #: How long hand positions are remembered (to tell which hand took a card).
 HAND_MEMORY_S = 3.0
 #: A card leaves its slot this long before the slot's picture stops moving (the hand lifting it away).
@@ -382,7 +384,14 @@ class Observer:
                                                        layering="under " + new)))
         card = Card.parse(new)
         if top_source is None:
+            # no slot held it: a spit card, if a hand of the player at the pile was at their packet
             player = self._hand_player(change.zone, since[0], change.time) or Player.A
+            packet = next((z.id for z in self.layout.zones
+                           if z.kind is ZoneKind.PACKET and z.owner is player), None)
+            if packet is not None and not self._hand_was_over(packet, player, since[0] - SPIT_REACH_S):
+                log.info("frame %d: %s shows %s, from no slot and no packet: not explained", change.frame,
+                         change.zone, new)
+                return events
             pile.append(_PileCard(new, player, None))
             events.append(SpitTurn(t=self._touch(change, "spit"), frame=change.frame, player=player,
                                    pile=pile_n,

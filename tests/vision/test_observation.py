@@ -111,7 +111,9 @@ def test_a_card_moved_to_an_empty_slot_and_a_spit_card(layout: MatLayout) -> Non
     table.frame_with({"pile1": "4D"})
     events = table.frame_with({"A.stock1": "JS"})  # from slot 4, whose hand is still there
     assert isinstance(events[0], Move) and (events[0].from_slot, events[0].to_slot) == (4, 1)
-    spit = table.frame_with({"pile2": "2H"}, hands=(hand(Player.B, "pile2"),))
+    # a card no slot held, with no hand at its player's packet: not explained, nothing given
+    assert table.frame_with({"pile2": "2H"}, hands=(hand(Player.B, "pile2"),)) == []
+    spit = table.frame_with({"pile2": "3C"}, hands=(hand(Player.B, "pile2", "B.packet"),))
     assert isinstance(spit[0], SpitTurn) and spit[0].player is Player.B
 
 
