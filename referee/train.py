@@ -726,6 +726,15 @@ def _done_run(weights: str | Path) -> tuple[Path, int, float]:
     return path, len(rows), seconds
 
 
+def _save_weights(best: Path, pt_path: Path) -> None:
+    """The weights without the optimizer's state (a run cut short keeps it: 26 MB, not 5)."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    strip_optimizer(best, s=str(pt_path))
+    if not pt_path.is_file():  # not an ultralytics checkpoint: keep it as it is
+        shutil.copyfile(best, pt_path)
+
+
 def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path,
                     from_weights: str | Path | None = None) -> dict[str, Any]:
     from ultralytics import YOLO
@@ -744,7 +753,7 @@ def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_
     exported = Path(model.export(format="onnx", imgsz=cfg.export.imgsz, dynamic=cfg.export.dynamic,
                                  opset=cfg.export.opset, simplify=False, device="cpu"))
     shutil.copyfile(exported, onnx_path)
-    shutil.copyfile(best, pt_path)
+    _save_weights(best, pt_path)
     return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path)
 
 
@@ -765,5 +774,5 @@ def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onn
     exported = Path(model.export(format="onnx", imgsz=c.imgsz, dynamic=True, opset=cfg.export.opset,
                                  simplify=False, device="cpu"))
     shutil.copyfile(exported, onnx_path)
-    shutil.copyfile(best, pt_path)
+    _save_weights(best, pt_path)
     return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path)
