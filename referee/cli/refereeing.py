@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +111,33 @@ def _open_input(video: str) -> tuple[Any, Any]:
     return open_video(video), None
 
 
+@contextmanager
+def _refereeing(out_dir: str, board_spec: str | None, record_session: bool, segment_s: float, *,
+                calibration: Any, calibration_spec: str, model: str | None, prelude: str | None,
+                source: Any) -> Iterator[tuple[Any, Path, Any, Any]]:
+    """What ``replay`` and ``live`` set up alike: the output folder, the board, the record writer
+    (and session recorder), the :class:`Referee`; the recorder and the board are closed after."""
+    from referee.live.pipeline import Referee
+
+    rules, events = load_prelude(prelude) if prelude else (None, [])
+    reader = _reader(model, calibration)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    board = _board(board_spec)
+    recorder = None
+    try:
+        writer, recorder = _log_writer(out, record_session, segment_s, calibration=calibration,
+                                       calibration_spec=calibration_spec, model=model, rules=rules,
+                                       source=source, prelude=prelude)
+        referee = Referee(calibration, reader, rules=rules, board=board, prelude=events, on_record=writer)
+        yield referee, out, writer, recorder
+    finally:
+        if recorder is not None:
+            recorder.close()  # a no-op when run closed it
+        if board is not None:
+            board.close()
+
+
 def _log_writer(out: Path, record_session: bool, segment_s: float, *, calibration: Any,
                 calibration_spec: str, model: str | None, rules: RuleSet | None, source: Any,
                 prelude: str | None) -> tuple[Any, Any]:
@@ -178,7 +207,6 @@ def replay(video: str, calibration_spec: str, board_spec: str | None, model: str
 
     A session folder replays its intact segments with the frame numbers and times it recorded;
     --calibration session uses the calibration it recorded."""
-    from referee.live.pipeline import Referee
     from referee.live.run import run
 
     source, session = _open_input(video)
@@ -187,28 +215,15 @@ def replay(video: str, calibration_spec: str, board_spec: str | None, model: str
         source.close()
         raise InputError(f"the video is {source.size[0]}x{source.size[1]} but the calibration is for "
                          f"{calibration.image_size[0]}x{calibration.image_size[1]}", calibration_spec)
-    rules, events = load_prelude(prelude) if prelude else (None, [])
-    reader = _reader(model, calibration)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    board = _board(board_spec)
-    recorder = None
-    try:
-        writer, recorder = _log_writer(out, record_session, segment_s, calibration=calibration,
-                                       calibration_spec=calibration_spec, model=model, rules=rules,
-                                       source=source, prelude=prelude)
-        referee = Referee(calibration, reader, rules=rules, board=board, prelude=events, on_record=writer)
+    with _refereeing(out_dir, board_spec, record_session, segment_s, calibration=calibration,
+                     calibration_spec=calibration_spec, model=model, prelude=prelude, source=source
+                     ) as (referee, out, writer, recorder):
         with source, Progress(TextColumn("refereeing"), BarColumn(), MofNCompleteColumn(),
                               TextColumn("frames"), TimeRemainingColumn(), transient=True,
                               console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
             task = bar.add_task("replay", total=source.frame_count)
             summary = run(source, referee, out, video=not no_video, writer=writer, session=recorder,
                           progress=lambda n: bar.update(task, completed=n))
-    finally:
-        if recorder is not None:
-            recorder.close()  # a no-op when run closed it
-        if board is not None:
-            board.close()
     _report(referee, summary, out)
 
 
@@ -257,7 +272,6 @@ def live(camera: int, calibration_spec: str, board_spec: str | None, model: str 
     kept so that a crash loses at most a few seconds of video and an edit shows (spit-referee verify)."""
     import cv2
 
-    from referee.live.pipeline import Referee
     from referee.live.run import run
     from referee.live.source import open_camera
     from referee.vision.calibration import load_calibration
@@ -273,28 +287,15 @@ def live(camera: int, calibration_spec: str, board_spec: str | None, model: str 
             cv2.imshow("spit-referee", picture)
             return cv2.waitKey(1) & 0xFF != ord("q")
 
-    rules, events = load_prelude(prelude) if prelude else (None, [])
     source = open_camera(camera)
-    reader = _reader(model, calibration)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    board = _board(board_spec)
-    recorder = None
-    try:
-        writer, recorder = _log_writer(out, record_session, segment_s, calibration=calibration,
-                                       calibration_spec=calibration_spec, model=model, rules=rules,
-                                       source=source, prelude=prelude)
-        referee = Referee(calibration, reader, rules=rules, board=board, prelude=events, on_record=writer)
+    with _refereeing(out_dir, board_spec, record_session, segment_s, calibration=calibration,
+                     calibration_spec=calibration_spec, model=model, prelude=prelude, source=source
+                     ) as (referee, out, writer, recorder):
         with source:
             try:
                 summary = run(source, referee, out, video=True, show=show, writer=writer, session=recorder)
             except KeyboardInterrupt:
                 summary = {"stopped": "Ctrl-C"}
-    finally:
-        if recorder is not None:
-            recorder.close()
-        if board is not None:
-            board.close()
     _report(referee, summary, out)
 
 
