@@ -121,6 +121,9 @@ def _zone_of(event: TableEvent) -> str | None:
 
 def _text(image: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int],
           thick: int) -> None:
-    """Text with a dark outline, readable on any table."""
-    cv2.putText(image, text, org, FONT, scale, BLACK, thick + 2, cv2.LINE_AA)
+    """Text on a dark box, readable on any table. (An outline drawn thicker under the text does
+    not work: putText advances each glyph by its thickness, so the outline runs longer.)"""
+    (tw, th), base = cv2.getTextSize(text, FONT, scale, thick)
+    x, y = org
+    cv2.rectangle(image, (x - 2, y - th - 3), (x + tw + 2, y + base), BLACK, -1)
     cv2.putText(image, text, org, FONT, scale, colour, thick, cv2.LINE_AA)
