@@ -250,8 +250,6 @@ class Referee:
             for item in self.arbiter.flush(not_before=self._last_t):
                 t = item.event.t
                 self._judge(item.event, StepResult(-1, t, TrackedFrame(-1, t, {}, (), ())), item=item)
-        for ev in self.observer.finish():
-            self._judge(ev, StepResult(-1, ev.t, TrackedFrame(-1, ev.t, {}, (), ())))
         return self.records
 
 

@@ -3,7 +3,6 @@
     obs = Observer(layout)
     events = obs.start(readings, frame=0, t=0.0)          # the table at the first frame
     events = obs.update(tracked, readings)                 # each frame: TrackedFrame + new readings
-    events = obs.finish(tracked)                           # end of the video: what is still pending
 
 The tracker (:mod:`referee.vision.tracking`) says *when* a zone settled with new content;
 recognition says *what* now lies on top (a card code, ``back``, ``empty``). The observer keeps
@@ -33,7 +32,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import cv2
@@ -107,7 +106,6 @@ class _PileCard:
 @dataclass
 class _HandSeen:
     first: float  # first time over the pile
-    last: float
     slapped: bool = False
     lingering: bool = False  # already there when the round ended: not a slap until it leaves and comes back
 
@@ -201,10 +199,6 @@ class Observer:
         events.sort(key=lambda e: e.t)
         return events
 
-    def finish(self, tracked: TrackedFrame | None = None) -> list[TableEvent]:
-        """Nothing is held back at the end today (every event is given when explained)."""
-        return []
-
     def note_game(self, slaps_open: bool, dealing: set[Player], slots: int) -> None:
         """What the rules engine expects next: slaps (the round is over and the piles not yet
         allocated), a new layout from the players in ``dealing``; ``slots`` per player."""
@@ -219,7 +213,7 @@ class Observer:
             for number, zone in self._pile_zone.items():
                 for hand in self._last_hands:
                     if zone in hand.zones:
-                        self._slaps[(int(number), hand.player)] = _HandSeen(0.0, 0.0, lingering=True)
+                        self._slaps[(int(number), hand.player)] = _HandSeen(0.0, lingering=True)
         self.round_over = over
 
     # ------------------------------------------------------------------ explaining changes
@@ -497,8 +491,7 @@ class Observer:
                         del self._slaps[key]
                     continue
                 if seen is None:
-                    seen = self._slaps[key] = _HandSeen(tracked.time, tracked.time)
-                seen.last = tracked.time
+                    seen = self._slaps[key] = _HandSeen(tracked.time)
                 if not seen.slapped and not seen.lingering and tracked.time - seen.first >= SLAP_STILL_S:
                     seen.slapped = True
                     events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
@@ -506,12 +499,3 @@ class Observer:
                                        evidence={"zone": zone, "first_over_frame": tracked.frame,
                                                  "hand_area_mm2": round(over[player].area_mm2)}))
         return events
-
-
-def readings_from_labels(zones: Sequence[str], labels: Sequence[tuple[str, float]], frame: int,
-                         t: float) -> dict[str, ZoneReading]:
-    """:class:`ZoneReading` per zone from (label, confidence) pairs in the same order."""
-    return {z: ZoneReading(z, lab, conf, frame, t) for z, (lab, conf) in zip(zones, labels, strict=True)}
-
-
-__all__ = ["HandBlob", "Observer", "ObserverState", "ZoneReading", "readings_from_labels"]
