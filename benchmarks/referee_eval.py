@@ -41,19 +41,11 @@ from referee import scoring  # noqa: E402
 from referee.events import TableEvent, Verdict  # noqa: E402
 from referee.live.pipeline import ModelReader, Referee  # noqa: E402
 from referee.live.source import open_video  # noqa: E402
-from referee.sim.oracle import TruthReader  # noqa: E402
+from referee.sim.oracle import TruthZoneReader, game_so_far  # noqa: E402
 from referee.sim.truth import read_events, read_frames  # noqa: E402
 from referee.vision.calibration import load_calibration  # noqa: E402
 
 CACHE = ROOT / ".cache" / "referee-eval"
-
-
-class OracleReader:
-    def __init__(self, clip: Path) -> None:
-        self.truth = TruthReader(clip / "frames.jsonl.gz")
-
-    def read(self, image: np.ndarray, frame: int, zones: list[str]) -> list[tuple[str, float]]:
-        return self.truth.read(frame, zones)
 
 
 def render_games(count: int, seed: int, seconds: float) -> list[Path]:
@@ -92,15 +84,12 @@ def settled_at(places: list[tuple[float, str, str, bool]], event: TableEvent) ->
 
 
 def referee_clip(clip: Path, reader: Any) -> dict[str, Any]:
-    truth = read_events(clip / "events.jsonl")
-    prelude = [r for r in truth if isinstance(r, TableEvent) and (r.evidence or {}).get("prelude")]
-    mid_game = any(r.kind in ("play", "move", "take_pile") for r in prelude)
     calibration = load_calibration(clip / "calibration.yaml")
     if reader == "oracle":
-        reader = OracleReader(clip)
+        reader = TruthZoneReader(clip)
     elif hasattr(reader, "recalibrated"):
         reader.recalibrated(calibration)
-    referee = Referee(calibration, reader, prelude=prelude if mid_game else ())
+    referee = Referee(calibration, reader, prelude=game_so_far(read_events(clip / "events.jsonl")))
     step_ms: list[float] = []
     verdict_out: dict[int, float] = {}  # id(verdict) -> when it left the pipeline
     t0 = time.perf_counter()

@@ -9,10 +9,16 @@ table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
+
+from referee.events import Record, TableEvent
 from referee.sim.truth import read_frames
+
+#: A clip whose prelude holds one of these started mid-game: its first frame is not a layout.
+MID_GAME_KINDS = frozenset({"play", "move", "take_pile"})
 
 
 class TruthReader:
@@ -37,3 +43,23 @@ class TruthReader:
             else:
                 out.append((top["card"] if top["face_up"] else "back", 1.0))
         return out
+
+
+class TruthZoneReader:
+    """:class:`TruthReader` with the pipeline's reader signature
+    (``referee.live.pipeline.ZoneReader``); ``reads`` counts the batches asked for."""
+
+    def __init__(self, clip: str | Path) -> None:
+        self.truth = TruthReader(Path(clip) / "frames.jsonl.gz")
+        self.reads = 0
+
+    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
+        self.reads += 1
+        return self.truth.read(frame, zones)
+
+
+def game_so_far(records: Iterable[Record]) -> list[TableEvent]:
+    """The table events before a clip (``"prelude": true``) when it starts mid-game, to give the
+    referee as ``prelude``; none when the clip starts at a layout its first frame shows."""
+    prelude = [r for r in records if isinstance(r, TableEvent) and (r.evidence or {}).get("prelude")]
+    return prelude if any(r.kind in MID_GAME_KINDS for r in prelude) else []

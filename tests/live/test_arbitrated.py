@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from referee.events import Call, CallKind, Play, Slap, TableEvent, Verdict
 from referee.live.pipeline import Referee
 from referee.live.source import open_video
 from referee.players import Player
-from referee.sim.oracle import TruthReader
+from referee.sim.oracle import TruthZoneReader, game_so_far
 from referee.sim.truth import read_events
 from referee.vision import arbitration as ar
 from referee.vision.calibration import load_calibration
@@ -30,21 +28,10 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RACES = ["race-4f", "race-2f", "race-1f", "race-subframe"]
 
 
-class Oracle:
-    def __init__(self, fixture: Path) -> None:
-        self.truth = TruthReader(fixture / "frames.jsonl.gz")
-
-    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
-        return self.truth.read(frame, zones)
-
-
 def referee_fixture(name: str) -> Referee:
     fixture = FIXTURES / name
-    truth = read_events(fixture / "events.jsonl")
-    prelude = [r for r in truth if isinstance(r, TableEvent) and (r.evidence or {}).get("prelude")]
-    mid_game = any(r.kind in ("play", "move") for r in prelude)
-    referee = Referee(load_calibration(fixture / "calibration.yaml"), Oracle(fixture),
-                      prelude=prelude if mid_game else ())
+    referee = Referee(load_calibration(fixture / "calibration.yaml"), TruthZoneReader(fixture),
+                      prelude=game_so_far(read_events(fixture / "events.jsonl")))
     with open_video(fixture / "video.mp4") as source:
         for frame in source:
             referee.step(frame)

@@ -7,10 +7,8 @@ own evaluation (models/MODEL_CARD.md), and benchmarks/referee_eval.py runs both 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from referee import scoring
@@ -18,31 +16,18 @@ from referee.events import Call, CallKind, Deal, Move, Outcome, Play, TableEvent
 from referee.live.pipeline import Referee, signals_for
 from referee.live.source import open_video
 from referee.players import Player
-from referee.sim.oracle import TruthReader
+from referee.sim.oracle import TruthZoneReader, game_so_far
 from referee.sim.truth import read_events
 from referee.vision.calibration import load_calibration
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
-class Oracle:
-    def __init__(self, fixture: Path) -> None:
-        self.truth = TruthReader(fixture / "frames.jsonl.gz")
-        self.calls = 0
-
-    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
-        self.calls += 1
-        return self.truth.read(frame, zones)
-
-
-def referee_fixture(name: str) -> tuple[Referee, scoring.Score, Oracle]:
+def referee_fixture(name: str) -> tuple[Referee, scoring.Score, TruthZoneReader]:
     fixture = FIXTURES / name
-    truth = read_events(fixture / "events.jsonl")
-    prelude = [r for r in truth if isinstance(r, TableEvent) and (r.evidence or {}).get("prelude")]
-    mid_game = any(r.kind in ("play", "move") for r in prelude)
-    oracle = Oracle(fixture)
+    oracle = TruthZoneReader(fixture)
     referee = Referee(load_calibration(fixture / "calibration.yaml"), oracle,
-                      prelude=prelude if mid_game else ())
+                      prelude=game_so_far(read_events(fixture / "events.jsonl")))
     with open_video(fixture / "video.mp4") as source:
         for frame in source:
             referee.step(frame)
@@ -70,7 +55,7 @@ def test_an_illegal_play_and_its_take_back() -> None:
     # the touch (truth 1.00 s), within the estimate's spread, not the frame the pile settled in
     assert abs(kd.t - 1.0) < 0.2 and kd.frame is not None and kd.frame / 30 - kd.t >= 0.1
     # recognition ran on the zones that changed only, not on every frame
-    assert oracle.calls < 30
+    assert oracle.reads < 30
 
 
 @pytest.mark.parametrize("name", ["race-2f", "race-1f"])
