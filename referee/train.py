@@ -632,17 +632,17 @@ STAGES = ("detector", "classifier")
 
 def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | None = None,
           progress: Callable[[int, int], None] | None = None, stages: tuple[str, ...] = STAGES,
-          from_weights: str | Path | None = None) -> TrainResult:
+          from_weights: str | Path | None = None, start_from: str | Path | None = None) -> TrainResult:
     """Render, train, validate and export (see the module doc); weights and summary to ``out``.
 
     ``threads``: torch threads on a CPU (default: every core this process may use).
     ``stages``: which of the two models to train now; the other is left as it is in ``out``
     (the summary keeps what an earlier run recorded of it). ``from_weights``: do not train the
     one stage given, validate and export these weights instead (a run cut short: ultralytics
-    keeps ``last.pt`` of every epoch under ``WORK/runs/NAME*/weights/``)."""
+    keeps ``last.pt`` of every epoch under ``WORK/runs/NAME*/weights/``). ``start_from``: train
+    the one stage given starting from these weights (a local .pt of the same model: an earlier
+    run continued with the config's epochs and learning rate) rather than from scratch."""
     work, out = Path(work).resolve(), Path(out).resolve()
-    offline_environment(os.environ.get("SPIT_REFEREE_CACHE", work / "cache"))
-    check_extra()  # before hours of rendering
     unknown = sorted(set(stages) - set(STAGES))
     if unknown or not stages:
         bad = unknown[0] if unknown else "(none)"
@@ -652,6 +652,13 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
             raise InputError("give exactly one --stage with --from-weights", "stages")
         if not Path(from_weights).is_file():
             raise InputError("no such weights file", str(from_weights))
+    if start_from is not None:
+        if len(stages) != 1 or from_weights is not None:
+            raise InputError("give exactly one --stage, and no --from-weights, with --start-from", "stages")
+        if not Path(start_from).is_file():
+            raise InputError("no such weights file", str(start_from))
+    offline_environment(os.environ.get("SPIT_REFEREE_CACHE", work / "cache"))
+    check_extra()  # before hours of rendering
     cores = threads or _cores()
     t0 = time.perf_counter()
     dataset = write_dataset(cfg, work / "dataset", progress, workers=cores)
@@ -681,12 +688,17 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
     paths = {"detector": (out / f"{cfg.name}.onnx", out / f"{cfg.name}.pt"),
              "classifier": (out / f"{cfg.name}-index.onnx", out / f"{cfg.name}-index.pt")}
     runs = work / "runs"
+    if start_from is not None:  # the output may overwrite it (models/NAME-index.pt): keep the start
+        runs.mkdir(parents=True, exist_ok=True)
+        start_from = Path(shutil.copyfile(start_from, runs / f"start-{stages[0]}.pt"))
     if "detector" in stages:
         summary["detector"] = _train_detector(cfg, work / "dataset", runs, device, *paths["detector"],
-                                              from_weights=from_weights)
+                                              from_weights=from_weights, start_from=start_from,
+                                              earlier=old.get("detector"))
     if "classifier" in stages:
         summary["classifier"] = _train_classifier(cfg, work / "dataset" / "index", runs, device,
-                                                  *paths["classifier"], from_weights=from_weights)
+                                                  *paths["classifier"], from_weights=from_weights,
+                                                  start_from=start_from, earlier=old.get("classifier"))
     summary_path.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     metrics = {f"{stage}/{k}": v for stage in STAGES
                for k, v in ((summary[stage] or {}).get("metrics") or {}).items()}
@@ -704,11 +716,38 @@ def _fit(model: Any, **kwargs: Any) -> tuple[Path, int, float]:
     return best, int(getattr(trainer, "epoch", kwargs["epochs"] - 1)) + 1, seconds
 
 
-def _stage_summary(epochs_run: int, seconds: float, metrics: dict[str, float], onnx_path: Path, pt_path: Path
+def _stage_summary(epochs_run: int, seconds: float, metrics: dict[str, float], onnx_path: Path, pt_path: Path,
+                   start_from: str | Path | None = None, earlier: dict[str, Any] | None = None
                    ) -> dict[str, Any]:
-    return {"epochs_run": epochs_run, "train_s": round(seconds, 1),
-            "per_epoch_s": round(seconds / epochs_run, 1), "metrics": metrics,
-            "onnx_bytes": onnx_path.stat().st_size, "pt_bytes": pt_path.stat().st_size}
+    summary: dict[str, Any] = {
+        "epochs_run": epochs_run, "train_s": round(seconds, 1),
+        "per_epoch_s": round(seconds / max(epochs_run, 1), 1), "metrics": metrics,
+        "onnx_bytes": onnx_path.stat().st_size, "pt_bytes": pt_path.stat().st_size}
+    if start_from is not None:  # a continued run: what it started from, and the runs before
+        summary["started_from"] = {"weights": str(start_from), "sha256": _sha256(Path(start_from))}
+        summary["earlier"] = earlier
+    return summary
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _initial(arch: str, start_from: str | Path | None, task: str) -> Any:
+    """The model a stage trains: built from its definition, or the weights it continues."""
+    from ultralytics import YOLO
+
+    if start_from is None:
+        return YOLO(arch, task=task)
+    try:
+        model = YOLO(str(start_from), task=task)
+    except Exception as exc:  # noqa: BLE001 - torch and ultralytics raise many kinds
+        raise InputError(f"cannot load these weights to continue from: {exc}", str(start_from)) from exc
+    if model.task != task:
+        raise InputError(f"these are {model.task} weights, not {task}", str(start_from))
+    return model
 
 
 def _done_run(weights: str | Path) -> tuple[Path, int, float]:
@@ -736,15 +775,16 @@ def _save_weights(best: Path, pt_path: Path) -> None:
 
 
 def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path,
-                    from_weights: str | Path | None = None) -> dict[str, Any]:
+                    from_weights: str | Path | None = None, start_from: str | Path | None = None,
+                    earlier: dict[str, Any] | None = None) -> dict[str, Any]:
     from ultralytics import YOLO
 
     m = cfg.model
     best, epochs_run, seconds = _done_run(from_weights) if from_weights else _fit(
-        YOLO(m.arch, task="detect"), data=str(data / "data.yaml"), epochs=m.epochs, imgsz=m.imgsz,
-        batch=m.batch, patience=m.patience, workers=m.workers, device=device, seed=cfg.seed,
-        deterministic=True, pretrained=False, plots=False, amp=device != "cpu", project=str(runs),
-        name=cfg.name, exist_ok=True, verbose=False, optimizer=m.optimizer, **m.augment)
+        _initial(m.arch, start_from, "detect"), data=str(data / "data.yaml"), epochs=m.epochs,
+        imgsz=m.imgsz, batch=m.batch, patience=m.patience, workers=m.workers, device=device, seed=cfg.seed,
+        deterministic=True, pretrained=start_from is not None, plots=False, amp=device != "cpu",
+        project=str(runs), name=cfg.name, exist_ok=True, verbose=False, optimizer=m.optimizer, **m.augment)
     model = YOLO(str(best), task="detect")
     val = model.val(data=str(data / "data.yaml"), imgsz=m.imgsz, batch=m.batch, device=device, plots=False,
                     verbose=False, project=str(runs), name=f"{cfg.name}-val", exist_ok=True)
@@ -754,18 +794,20 @@ def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_
                                  opset=cfg.export.opset, simplify=False, device="cpu"))
     shutil.copyfile(exported, onnx_path)
     _save_weights(best, pt_path)
-    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path)
+    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path, start_from, earlier)
 
 
 def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path,
-                      from_weights: str | Path | None = None) -> dict[str, Any]:
+                      from_weights: str | Path | None = None, start_from: str | Path | None = None,
+                      earlier: dict[str, Any] | None = None) -> dict[str, Any]:
     from ultralytics import YOLO
 
     c = cfg.classifier
     best, epochs_run, seconds = _done_run(from_weights) if from_weights else _fit(
-        YOLO(c.arch, task="classify"), data=str(data), epochs=c.epochs, imgsz=c.imgsz, batch=c.batch,
-        workers=c.workers, device=device, seed=cfg.seed, deterministic=True, pretrained=False, plots=False,
-        amp=device != "cpu", project=str(runs), name=f"{cfg.name}-index", exist_ok=True, verbose=False,
+        _initial(c.arch, start_from, "classify"), data=str(data), epochs=c.epochs, imgsz=c.imgsz,
+        batch=c.batch, workers=c.workers, device=device, seed=cfg.seed, deterministic=True,
+        pretrained=start_from is not None, plots=False, amp=device != "cpu", project=str(runs),
+        name=f"{cfg.name}-index", exist_ok=True, verbose=False,
         optimizer=c.optimizer, **c.augment)
     model = YOLO(str(best), task="classify")
     val = model.val(data=str(data), imgsz=c.imgsz, batch=c.batch, device=device, plots=False, verbose=False,
@@ -775,4 +817,4 @@ def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onn
                                  simplify=False, device="cpu"))
     shutil.copyfile(exported, onnx_path)
     _save_weights(best, pt_path)
-    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path)
+    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path, start_from, earlier)

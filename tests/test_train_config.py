@@ -26,6 +26,7 @@ from referee.train import (
     parse_config,
     render_frames,
     tile_labels,
+    train,
     write_dataset,
 )
 from referee.vision.recognize import CODES, DET_BACK, DET_CARD, DET_HAND, DET_INDEX, INDEX_CROP
@@ -33,7 +34,7 @@ from referee.vision.recognize import CODES, DET_BACK, DET_CARD, DET_HAND, DET_IN
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-@pytest.mark.parametrize("name", ["train.yaml", "train-gpu.yaml", "smoke.yaml"])
+@pytest.mark.parametrize("name", ["train.yaml", "train-continue.yaml", "train-gpu.yaml", "smoke.yaml"])
 def test_the_committed_configs_load(name: str) -> None:
     cfg = load_config(MODELS / name)
     assert cfg.model.arch == "yolo11n.yaml" and cfg.data.holdout_deck == "feliksh"
@@ -157,6 +158,29 @@ def test_a_small_dataset_is_written_and_reused(tmp_path: Path) -> None:
     assert write_dataset(cfg, tmp_path / "ds")["render_s"] == summary["render_s"]  # up to date: kept
     assert (tmp_path / "ds" / "images" / "train" / "000000.jpg").stat().st_mtime_ns == first
     assert (tmp_path / "ds" / "labels" / "train" / "000000.txt").read_text(encoding="ascii") == labels
+
+
+def test_the_continued_recipe_reuses_the_first_stages_dataset() -> None:
+    first, second = load_config(MODELS / "train.yaml"), load_config(MODELS / "train-continue.yaml")
+    assert (first.seed, first.data) == (second.seed, second.data)  # the dataset key: nothing re-rendered
+    assert second.classifier.augment["lr0"] < first.classifier.augment["lr0"]
+
+
+@pytest.mark.parametrize(("stages", "kwargs", "error"), [
+    (("classifier", "detector"), {"start_from": "x.pt"}, "exactly one --stage"),
+    (("classifier",), {"start_from": "x.pt", "from_weights": "y.pt"}, "no --from-weights"),
+    (("classifier",), {"start_from": "missing.pt"}, "no such weights file"),
+    (("detector", "detector"), {"from_weights": "y.pt"}, "exactly one --stage"),
+    (("classify",), {}, "unknown stage 'classify'"),
+])
+def test_bad_stage_arguments_fail_before_any_work(tmp_path: Path, stages: tuple[str, ...],
+                                                  kwargs: dict[str, str], error: str) -> None:
+    for name in ("x.pt", "y.pt"):
+        (tmp_path / name).write_bytes(b"weights")
+    args = {k: str(tmp_path / v) for k, v in kwargs.items()}
+    with pytest.raises(InputError, match=error):
+        train(parse_config({}), out=tmp_path / "out", work=tmp_path / "work", stages=stages, **args)
+    assert not (tmp_path / "work").exists() and not (tmp_path / "out").exists()
 
 
 def test_holdout_renders_use_the_holdout_deck() -> None:

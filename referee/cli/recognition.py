@@ -78,8 +78,11 @@ def detect(images: tuple[str, ...], as_json: bool, annotate: str | None, conf: f
 @click.option("--from-weights", type=click.Path(dir_okay=False), default=None,
               help="Validate and export these weights for the one --stage instead of training (a run cut "
                    "short: WORK/runs/NAME/weights/last.pt).")
+@click.option("--start-from", type=click.Path(dir_okay=False), default=None,
+              help="Train the one --stage starting from these weights (continue an earlier run, e.g. "
+                   "models/cards-index.pt, with the config's epochs and learning rate), not from scratch.")
 def train(config: str, out: str | None, work: str | None, threads: int | None,
-          stages: tuple[str, ...], from_weights: str | None) -> None:
+          stages: tuple[str, ...], from_weights: str | None, start_from: str | None) -> None:
     """Render a dataset, train the card models from scratch, validate them, export ONNX.
 
     Two models: NAME.onnx finds corner indices, cards, backs and hands; NAME-index.onnx reads
@@ -99,7 +102,8 @@ def train(config: str, out: str | None, work: str | None, threads: int | None,
         result = training.train(cfg, out=out or root / "models",
                                 work=work or root / ".cache" / "train" / cfg.name, threads=threads,
                                 progress=lambda done, total: bar.update(task, completed=done),
-                                stages=stages or training.STAGES, from_weights=from_weights)
+                                stages=stages or training.STAGES, from_weights=from_weights,
+                                start_from=start_from)
     click.echo(f"models: {result.onnx}, {result.index_onnx} (and .pt); summary: {result.summary}")
     click.echo("validation: " + ", ".join(f"{k} {v:.3f}" for k, v in result.metrics.items()))
 
