@@ -43,9 +43,9 @@ def main(verbose: int) -> None:
 
 
 def _register_all() -> None:
-    from referee.cli import board, calibration, game, recognition, refereeing, scoring, session, sim
+    from referee.cli import board, calibration, game, recognition, refereeing, reports, scoring, session, sim
 
-    for area in (game, calibration, board, sim, recognition, refereeing, scoring, session):
+    for area in (game, calibration, board, sim, recognition, refereeing, scoring, session, reports):
         area.register(main)
 
 
