@@ -48,6 +48,7 @@ AFTER_S = 0.5  # ... to this long after the last
 FRAME_WIDTH = 400  # CSS px of each whole frame
 CROP_MM = (150.0, 170.0)  # the pile crops: width and height round the pile's centre
 CROPS = 6
+MAX_FRAME_GAP_S = 0.05  # a frame shown for an instant is at most this far from it
 CROP_WIDTH = 190  # CSS px of each pile crop
 #: the rule that governs each kind of event when its verdict names none (a legal event)
 KIND_RULES = {
@@ -277,6 +278,9 @@ def _frames(
     out = []
     for what, t in picks:
         k = min(frames, key=lambda n: abs(frames[n].t - t))
+        if abs(frames[k].t - t) > MAX_FRAME_GAP_S:
+            out.append(h.missing(f"{what} (t {t:.3f} s): no recorded frame there"))
+            continue
         image = draw_frame(frames[k].image, calibration, tops_at(records, frames[k].t), events)
         out.append(
             h.figure(
@@ -342,6 +346,9 @@ def _crops(moment: Moment, evidence: Recomputed, calibration: Any) -> str:
     for pile in _pile_of(moment, calibration):
         centre = calibration.layout.zone(pile).center
         frames = _crop_frames(moment, evidence)
+        if not frames:
+            out.append(h.missing(f"{pile}: no recorded frames round the contact."))
+            continue
         row = []
         for k in frames:
             crop = pile_crop(evidence, k, (float(centre[0]), float(centre[1])), final=k == frames[-1])
@@ -362,9 +369,11 @@ def _crops(moment: Moment, evidence: Recomputed, calibration: Any) -> str:
 def _crop_frames(moment: Moment, evidence: Recomputed) -> list[int]:
     """``CROPS`` frames spread from just before the first contact to the settled pile."""
     ks = sorted(evidence.views)
-    contact = min((c.contact.t for c in evidence.cards if c.contact is not None), default=moment.t)
+    contact = min((t for _, t, _, _ in _contacts(moment, evidence)), default=moment.t)
     t0, t1 = contact - 0.2, evidence.times.get(evidence.settled_frame or -1, contact + 0.25)
-    inside = [k for k in ks if t0 <= evidence.times[k] <= t1 + 1e-6] or ks
+    inside = [k for k in ks if t0 <= evidence.times[k] <= t1 + 1e-6]
+    if not inside:
+        return []
     picks = np.linspace(0, len(inside) - 1, min(CROPS, len(inside))).round().astype(int)
     return [inside[i] for i in dict.fromkeys(picks.tolist())]
 

@@ -131,10 +131,12 @@ def _card(
     face = int(face)
     start_frame = face if first is None else min(first, face)
     last = out.settled_frame if out.settled_frame is not None else _settled_frame(ev)
-    window = [k for k in sorted(views) if start_frame <= k <= last]
-    if face not in views or len(window) < 4:
-        card.error = f"frames {face}-{last} are not in the recording (the video there is missing or damaged)"
+    absent = [k for k in range(start_frame, last + 1) if k not in views]
+    if absent:
+        card.error = (f"frames {absent[0]}-{absent[-1]} (of {start_frame}-{last}, from the face to the settled "
+                      "pile) are not in the recording: the video there is missing or damaged")
         return card
+    window = list(range(start_frame, last + 1))
     zone = layout.zone(f"{ev.player}.stock{slot}")
     card.template = ar.slot_template(views[face], zone, geo, label=str(ev.card))
     grey = [cv2.cvtColor(views[k], cv2.COLOR_BGR2GRAY) for k in window]
