@@ -85,7 +85,7 @@ def dispute_page(session: Session, moment: Moment) -> h.Page:
         _title(moment),
         subtitle=f"session {session.folder} (id {session.manifest.get('id')}); chosen by {moment.chosen}",
     )
-    _session_warnings(session, page)
+    h.session_warnings(session, page)
     records = numbered(session)
     first, last = _frame_span(session, moment)
     frames = read_frames(session, first, last) if first is not None and last is not None else {}
@@ -111,7 +111,7 @@ def dispute_page(session: Session, moment: Moment) -> h.Page:
     page.section("Layering", _layering(moment, evidence))
     page.section("How sure each piece of evidence is", _sureness(moment, evidence))
     page.section("The log", _log_lines(session, moment))
-    page.section("The session", _session_facts(session))
+    page.section("The session", h.session_facts(session))
     return page
 
 
@@ -150,18 +150,6 @@ def _frame_span(session: Session, moment: Moment) -> tuple[int | None, int | Non
     if last is not None and settled:
         last = max([last, *[s + 6 for s in settled]])
     return first, last
-
-
-def _session_warnings(session: Session, page: h.Page) -> None:
-    report = session.report
-    for finding in report.findings:
-        if finding.level == "bad":
-            page.warning(
-                f"the session is damaged: {finding}. The report uses what is intact (log lines "
-                f"1-{report.log.verified} verified by their hashes)."
-            )
-        elif finding.level == "interrupted":
-            page.warning(f"the recording was interrupted: {finding}")
 
 
 # ---------------------------------------------------------------------- the verdict and the rule
@@ -730,43 +718,6 @@ def _log_lines(session: Session, moment: Moment) -> str:
         "lines below are among them.</p>"
         + h.table([[r[0], f"<code>{h.esc(r[1])}</code>"] for r in rows], ["line", "record"], raw=True)
     )
-
-
-def _session_facts(session: Session) -> str:
-    m = session.manifest
-    software = m.get("software") or {}
-    git = software.get("git") or {}
-    models = (
-        ", ".join(
-            f"{x.get('file')} {str(x.get('sha256', ''))[:12]}"
-            for x in m.get("models") or []
-            if isinstance(x, dict)
-        )
-        or "none recorded"
-    )
-    report = session.report
-    state = (
-        "intact"
-        if report.ok and not report.findings
-        else ("intact (interrupted recording)" if report.ok else f"DAMAGED: {report.first_bad}")
-    )
-    rows: list[list[object]] = [
-        ["id", m.get("id")],
-        ["started", m.get("started")],
-        [
-            "software",
-            f"{software.get('name')} {software.get('version')} (git {str(git.get('commit', '?'))[:10]})",
-        ],
-        [
-            "calibration",
-            f"{(m.get('calibration') or {}).get('file')} from {(m.get('calibration') or {}).get('from')}",
-        ],
-        ["card models", models],
-        ["verify", state],
-        ["log", f"{report.log.lines} lines, {report.log.verified} verified, head {report.log.head[:16]}..."],
-    ]
-    findings = "".join(f"<li>{h.esc(f.level)}: {h.esc(str(f))}</li>" for f in report.findings)
-    return h.table(rows) + (f"<ul>{findings}</ul>" if findings else "")
 
 
 __all__ = ["dispute_page", "draw_frame", "pile_crop", "write_dispute"]

@@ -133,8 +133,8 @@ def _card(
     last = out.settled_frame if out.settled_frame is not None else _settled_frame(ev)
     absent = [k for k in range(start_frame, last + 1) if k not in views]
     if absent:
-        card.error = (f"frames {absent[0]}-{absent[-1]} (of {start_frame}-{last}, from the face to the settled "
-                      "pile) are not in the recording: the video there is missing or damaged")
+        card.error = (f"frames {absent[0]}-{absent[-1]} (of {start_frame}-{last}, from the face to the "
+                      "settled pile) are not in the recording: the video there is missing or damaged")
         return card
     window = list(range(start_frame, last + 1))
     zone = layout.zone(f"{ev.player}.stock{slot}")

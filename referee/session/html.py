@@ -22,12 +22,15 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from referee.errors import InputError
 from referee.players import Player
+
+if TYPE_CHECKING:
+    from referee.session.verify import Session
 
 #: the player colours used in every picture and plot of the reports (RGB hex; BGR for OpenCV below)
 PLAYER_COLOURS = {Player.A: "#d62828", Player.B: "#1d70b8"}
@@ -177,6 +180,60 @@ class Page:
         except OSError as exc:
             raise InputError(f"cannot write the report: {exc.strerror}", str(path)) from None
         return path
+
+
+# ---------------------------------------------------------------------- the session
+
+
+def session_warnings(session: Session, page: Page) -> None:
+    """A warning on ``page`` for each damage or interruption ``verify`` found."""
+    report = session.report
+    for finding in report.findings:
+        if finding.level == "bad":
+            page.warning(
+                f"the session is damaged: {finding}. The report uses what is intact (log lines "
+                f"1-{report.log.verified} verified by their hashes)."
+            )
+        elif finding.level == "interrupted":
+            page.warning(f"the recording was interrupted: {finding}")
+
+
+def session_facts(session: Session) -> str:
+    """The session's identity, software, calibration, models and verify state, as a table."""
+    m = session.manifest
+    software = m.get("software") or {}
+    git = software.get("git") or {}
+    models = (
+        ", ".join(
+            f"{x.get('file')} {str(x.get('sha256', ''))[:12]}"
+            for x in m.get("models") or []
+            if isinstance(x, dict)
+        )
+        or "none recorded"
+    )
+    report = session.report
+    state = (
+        "intact"
+        if report.ok and not report.findings
+        else ("intact (interrupted recording)" if report.ok else f"DAMAGED: {report.first_bad}")
+    )
+    rows: list[list[object]] = [
+        ["id", m.get("id")],
+        ["started", m.get("started")],
+        [
+            "software",
+            f"{software.get('name')} {software.get('version')} (git {str(git.get('commit', '?'))[:10]})",
+        ],
+        [
+            "calibration",
+            f"{(m.get('calibration') or {}).get('file')} from {(m.get('calibration') or {}).get('from')}",
+        ],
+        ["card models", models],
+        ["verify", state],
+        ["log", f"{report.log.lines} lines, {report.log.verified} verified, head {report.log.head[:16]}..."],
+    ]
+    findings = "".join(f"<li>{esc(f.level)}: {esc(str(f))}</li>" for f in report.findings)
+    return table(rows) + (f"<ul>{findings}</ul>" if findings else "")
 
 
 # ---------------------------------------------------------------------- rules

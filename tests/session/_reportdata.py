@@ -61,3 +61,25 @@ def line_of(folder: Path, kind: str) -> int:
     log = open_session(folder).report.log
     return next(n for n, r in zip(log.line_numbers, log.records, strict=True)
                 if isinstance(r, TableEvent) and r.kind == kind and not (r.evidence or {}).get("prelude"))
+
+
+def record_log(log: Path, folder: Path, frames: int = 10) -> Path:
+    """A session holding ``log``'s records (a whole fixture game) and a few small grey frames:
+    enough for the game report, which reads only the log."""
+    import numpy as np
+
+    from referee.eventlog import read_records_strict
+    from referee.live.source import Frame
+
+    calibration_file = FIXTURES / "illegal-rank" / "calibration.yaml"
+    source = SimpleNamespace(fps=30, name="synthetic", size=(160, 120), live=False)
+    recorder = SessionRecorder.create(folder, calibration=load_calibration(calibration_file),
+                                      calibration_file=calibration_file, source=source)
+    with log.open(encoding="utf-8") as f:
+        records = read_records_strict(f)
+    for i in range(frames):
+        recorder.add_frame(Frame(i, i / 30, np.full((120, 160, 3), 40 + 10 * i, np.uint8)))
+    for record in records:
+        recorder.log(record)
+    recorder.close()
+    return folder

@@ -82,7 +82,8 @@ def test_the_page_is_self_contained(recorded: Path, tmp_path: Path) -> None:
     assert len(sources) >= 3 + 2 + 1  # three frames, pile crops, the timeline plot
     for src in sources:
         assert src.startswith("data:image/png;base64,")
-        image = cv2.imdecode(np.frombuffer(base64.b64decode(src.split(",", 1)[1]), np.uint8), cv2.IMREAD_COLOR)
+        raw = np.frombuffer(base64.b64decode(src.split(",", 1)[1]), np.uint8)
+        image = cv2.imdecode(raw, cv2.IMREAD_COLOR)
         assert image is not None and image.size > 0
 
 
@@ -229,7 +230,7 @@ def test_the_report_renders_in_chromium(recorded: Path, tmp_path: Path) -> None:
     rows = np.flatnonzero(fault.sum(axis=1) > 600)
     assert len(rows) > 20 and rows[0] > 90
     # each of the three frames we drew is on the screen, at its size, below the verdicts
-    for k, alt in enumerate(re.findall(r'alt="(frame \d+)"', html)[:3]):
+    for alt in re.findall(r'alt="(frame \d+)"', html)[:3]:
         drawn = embedded(html, alt)
         score = cv2.matchTemplate(shot, drawn, cv2.TM_CCOEFF_NORMED)
         _, best, _, (x, y) = cv2.minMaxLoc(score)
