@@ -30,3 +30,10 @@ def test_mypy_strict_on_logs_and_selfplay() -> None:
                   "referee/vision/zonecrops.py", "referee/live/source.py", "referee/live/run.py",
                   "referee/live/overlay.py", "referee/sim/oracle.py", "referee/cli/refereeing.py")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_on_the_session_reports() -> None:
+    result = _run("mypy", "--strict", "--follow-imports=silent", "--cache-dir", str(ROOT / ".cache" / "mypy"),
+                  "referee/session/html.py", "referee/session/moment.py", "referee/session/evidence.py",
+                  "referee/session/dispute.py", "referee/session/report.py", "referee/cli/reports.py")
+    assert result.returncode == 0, result.stdout + result.stderr
