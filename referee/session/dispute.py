@@ -49,6 +49,7 @@ FRAME_WIDTH = 400  # CSS px of each whole frame
 CROP_MM = (150.0, 170.0)  # the pile crops: width and height round the pile's centre
 CROPS = 6
 MAX_FRAME_GAP_S = 0.05  # a frame shown for an instant is at most this far from it
+MAT_MARGIN_PX = 60  # the frames are cut to the zones and this much round them
 CROP_WIDTH = 190  # CSS px of each pile crop
 #: the rule that governs each kind of event when its verdict names none (a legal event)
 KIND_RULES = {
@@ -288,8 +289,10 @@ def draw_frame(
 ) -> np.ndarray:
     """``image`` with every zone outlined and labelled with its top card; the contested pile
     thick, the slots the contested cards came from in their player's colour."""
-    out = image.copy()
-    scale = 1.1 * out.shape[1] / 960  # labels that stay readable at FRAME_WIDTH
+    polygons = calibration.zone_polygons(samples_per_edge=4)
+    out = _mat_area(image, polygons)
+    offset = np.array(_mat_offset(image, polygons))
+    scale = 0.9 * out.shape[1] / 600  # labels that stay readable at FRAME_WIDTH
     piles = {f"pile{p}" for e in events for p in [getattr(e, "pile", None)] if p is not None}
     slots = {
         f"{e.player}.stock{s}": e.player
@@ -297,8 +300,8 @@ def draw_frame(
         for s in [getattr(e, "slot", None) or getattr(e, "from_slot", None)]
         if s is not None
     }
-    for zid, poly in calibration.zone_polygons(samples_per_edge=4).items():
-        pts = np.round(poly).astype(np.int32).reshape(-1, 1, 2)
+    for zid, poly in polygons.items():
+        pts = np.round(poly - offset).astype(np.int32).reshape(-1, 1, 2)
         colour = (
             (0, 200, 255) if zid in piles else h.PLAYER_BGR[slots[zid]] if zid in slots else (90, 200, 90)
         )
@@ -306,8 +309,24 @@ def draw_frame(
         label = tops.get(zid, "")
         if label:
             x, y = pts.reshape(-1, 2).min(axis=0)
-            _label(out, label, (int(x) + 3, int(y) + int(20 * scale)), scale * 0.7, colour)
+            _label(out, label, (int(x) + 3, int(y) + int(24 * scale)), scale * 0.75, colour)
     return out
+
+
+def _mat_offset(image: np.ndarray, polygons: dict[str, np.ndarray]) -> tuple[int, int]:
+    """The top-left corner of :func:`_mat_area` in the frame."""
+    pts = np.concatenate(list(polygons.values()))
+    x0, y0 = pts.min(axis=0) - MAT_MARGIN_PX
+    return max(0, int(x0)), max(0, int(y0))
+
+
+def _mat_area(image: np.ndarray, polygons: dict[str, np.ndarray]) -> np.ndarray:
+    """A copy of the part of the frame round the zones (the table beyond says nothing)."""
+    pts = np.concatenate(list(polygons.values()))
+    x0, y0 = _mat_offset(image, polygons)
+    x1, y1 = pts.max(axis=0) + MAT_MARGIN_PX
+    h, w = image.shape[:2]
+    return image[y0 : min(h, int(y1)), x0 : min(w, int(x1))].copy()
 
 
 def _label(
