@@ -6,8 +6,9 @@ import io
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -17,6 +18,9 @@ from referee.errors import InputError, MissingPrerequisite
 from referee.eventlog import read_records
 from referee.events import GameStart, TableEvent
 from referee.rules import RuleSet
+
+if TYPE_CHECKING:
+    from referee.live.run import StopRequest
 
 DEMO_DIR = "demo"  # referee/data/demo: the bundled recording and its calibration
 
@@ -44,6 +48,24 @@ def load_prelude(path: str) -> tuple[RuleSet | None, list[TableEvent]]:
     events = [r for r in contents.records if isinstance(r, TableEvent)]
     marked = [e for e in events if (e.evidence or {}).get("prelude")]
     return rules, marked or events
+
+
+@dataclass(frozen=True)
+class GameSoFar:
+    """What the video continues: the rules (None: the defaults) and the table events before its
+    first frame (none: the first frame is a new round's layout), and the file they came from."""
+
+    rules: RuleSet | None = None
+    events: tuple[TableEvent, ...] = ()
+    file: str | None = None
+
+    @classmethod
+    def read(cls, prelude: str | None) -> GameSoFar:
+        """From ``--prelude LOG`` (None: a new game with the default rules)."""
+        if prelude is None:
+            return cls()
+        rules, events = load_prelude(prelude)
+        return cls(rules, tuple(events), prelude)
 
 
 def _calibration(spec: str, video: str, session: Any = None) -> Any:
@@ -87,55 +109,77 @@ def _reader(model: str | None, calibration: Any) -> Any:
     return ModelReader(Recognizer.load(model), calibration)
 
 
-def _model_files(model: str | None) -> list[Path]:
+def model_files(model: str | None) -> list[Path]:
     from referee.vision.recognize import DEFAULT_MODEL, index_model_path
 
     detector = Path(model) if model else DEFAULT_MODEL
     return [detector, index_model_path(detector)]
 
 
-def _open_input(video: str) -> tuple[Any, Any]:
-    """The frames of VIDEO: a video file, or a recorded session folder (its intact segments)."""
+def _open_input(video: str, opened: Any = None) -> tuple[Any, Any]:
+    """The frames of VIDEO: a video file, or a recorded session folder (its intact segments).
+    ``opened``: the session, already opened (and its damage told) by the caller."""
     from referee.live.source import open_video
 
     path = Path(video)
-    if path.is_dir():
+    if opened is None and path.is_dir():
         from referee.session.verify import open_session
 
-        session = open_session(path)  # InputError when the folder is not a session
-        if not session.report.ok:
-            first = session.report.first_bad
-            _console().print(f"[yellow]warning:[/] the session is damaged ({first}); replaying what is "
-                             "intact (spit-referee verify lists everything)")
-        return session.video(), session
-    return open_video(video), None
+        opened = open_session(path)  # InputError when the folder is not a session
+        if not opened.report.ok:
+            first = opened.report.first_bad
+            Console(stderr=True).print(f"[yellow]warning:[/] the session is damaged ({first}); replaying "
+                                       "what is intact (spit-referee verify lists everything)")
+    if opened is None:
+        return open_video(video), None
+    source = opened.video()
+    if source.size == (0, 0):
+        raise InputError("no recorded frame can be read: every segment is missing or cannot be decoded "
+                         "(spit-referee verify lists them)", video)
+    return source, opened
+
+
+@dataclass
+class Setup:
+    """What ``_refereeing`` gives ``replay`` and ``live``: the referee, the output folder, the
+    record writer, the session recorder (or None), and the stop request SIGINT/SIGTERM set."""
+
+    referee: Any
+    out: Path
+    writer: Any
+    recorder: Any
+    stop: StopRequest
 
 
 @contextmanager
 def _refereeing(out_dir: str, board_spec: str | None, record_session: bool, segment_s: float, *,
-                calibration: Any, calibration_spec: str, model: str | None, prelude: str | None,
-                source: Any) -> Iterator[tuple[Any, Path, Any, Any]]:
+                calibration: Any, calibration_spec: str, model: str | None, so_far: GameSoFar,
+                source: Any) -> Iterator[Setup]:
     """What ``replay`` and ``live`` set up alike: the output folder, the board, the record writer
-    (and session recorder), the :class:`Referee`; the recorder and the board are closed after."""
+    (and session recorder), the :class:`Referee`; the recorder and the board are closed after.
+    From here on SIGINT and SIGTERM only ask the refereeing to stop (``Setup.stop``), so that
+    the session is closed in order (docs/sessions.md, "Stopping")."""
     from referee.live.pipeline import Referee
+    from referee.live.run import stop_on_signals
 
-    rules, events = load_prelude(prelude) if prelude else (None, [])
-    reader = _reader(model, calibration)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    board = _board(board_spec)
-    recorder = None
-    try:
-        writer, recorder = _log_writer(out, record_session, segment_s, calibration=calibration,
-                                       calibration_spec=calibration_spec, model=model, rules=rules,
-                                       source=source, prelude=prelude)
-        referee = Referee(calibration, reader, rules=rules, board=board, prelude=events, on_record=writer)
-        yield referee, out, writer, recorder
-    finally:
-        if recorder is not None:
-            recorder.close()  # a no-op when run closed it
-        if board is not None:
-            board.close()
+    with stop_on_signals() as stop:
+        reader = _reader(model, calibration)
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        board = _board(board_spec)
+        recorder = None
+        try:
+            writer, recorder = _log_writer(out, record_session, segment_s, calibration=calibration,
+                                           calibration_spec=calibration_spec, model=model, rules=so_far.rules,
+                                           source=source, prelude=so_far.file)
+            referee = Referee(calibration, reader, rules=so_far.rules, board=board, prelude=so_far.events,
+                              on_record=writer)
+            yield Setup(referee, out, writer, recorder, stop)
+        finally:
+            if recorder is not None:
+                recorder.close(stopped=stop.signal)  # a no-op when run closed it
+            if board is not None:
+                board.close()
 
 
 def _log_writer(out: Path, record_session: bool, segment_s: float, *, calibration: Any,
@@ -152,7 +196,7 @@ def _log_writer(out: Path, record_session: bool, segment_s: float, *, calibratio
     if calibration_spec == "session":
         cal_file = str(Path(source.name) / "calibration.yaml")
     recorder = SessionRecorder.create(out, calibration=calibration, calibration_file=cal_file,
-                                      models=_model_files(model), rules=rules, source=source, prelude=prelude,
+                                      models=model_files(model), rules=rules, source=source, prelude=prelude,
                                       segment_s=segment_s)
     return recorder.log, recorder
 
@@ -206,25 +250,54 @@ def replay(video: str, calibration_spec: str, board_spec: str | None, model: str
     """Referee a recorded VIDEO (or a session folder): events, verdicts and an annotated video in --out.
 
     A session folder replays its intact segments with the frame numbers and times it recorded;
-    --calibration session uses the calibration it recorded."""
+    --calibration session uses the calibration it recorded. SIGINT (Ctrl-C) or SIGTERM stop it
+    after the frame in hand, with everything closed (a session too); it then exits 130 or 143."""
+    done = referee_recording(video, calibration_spec, out_dir, model=model, so_far=GameSoFar.read(prelude),
+                             board_spec=board_spec, annotated=not no_video, record_session=record_session,
+                             segment_s=segment_s)
+    _report(done.referee, done.summary, done.out)
+    if done.stop:
+        _console().print(f"stopped by {done.stop.signal} after {done.summary.get('frames', 0)} frames")
+        raise SystemExit(done.stop.exit_status)
+
+
+@dataclass
+class Refereed:
+    """A recording refereed to the end (or until a signal stopped it)."""
+
+    referee: Any
+    summary: dict[str, Any]
+    out: Path
+    stop: StopRequest
+    session: Any  # the session folder replayed (referee.session.verify.Session), or None
+
+
+def referee_recording(video: str, calibration_spec: str, out_dir: str, *, model: str | None = None,
+                      so_far: GameSoFar | None = None, board_spec: str | None = None, annotated: bool = True,
+                      record_session: bool = False, segment_s: float = 10.0,
+                      opened: Any = None) -> Refereed:
+    """Referee a video file or a session folder's frames to ``out_dir``, with a progress bar on
+    a terminal: the one path of ``replay`` and ``rejudge``. ``opened``: the session folder,
+    already opened by the caller."""
     from referee.live.run import run
 
-    source, session = _open_input(video)
+    source, session = _open_input(video, opened)
     calibration = _calibration(calibration_spec, video, session)
     if tuple(calibration.image_size) != tuple(source.size):
         source.close()
         raise InputError(f"the video is {source.size[0]}x{source.size[1]} but the calibration is for "
                          f"{calibration.image_size[0]}x{calibration.image_size[1]}", calibration_spec)
     with _refereeing(out_dir, board_spec, record_session, segment_s, calibration=calibration,
-                     calibration_spec=calibration_spec, model=model, prelude=prelude, source=source
-                     ) as (referee, out, writer, recorder):
+                     calibration_spec=calibration_spec, model=model, so_far=so_far or GameSoFar(),
+                     source=source) as setup:
         with source, Progress(TextColumn("refereeing"), BarColumn(), MofNCompleteColumn(),
                               TextColumn("frames"), TimeRemainingColumn(), transient=True,
                               console=Console(stderr=True), disable=not sys.stderr.isatty()) as bar:
             task = bar.add_task("replay", total=source.frame_count)
-            summary = run(source, referee, out, video=not no_video, writer=writer, session=recorder,
-                          progress=lambda n: bar.update(task, completed=n))
-    _report(referee, summary, out)
+            summary = run(source, setup.referee, setup.out, video=annotated, writer=setup.writer,
+                          session=setup.recorder, progress=lambda n: bar.update(task, completed=n),
+                          stop=setup.stop)
+    return Refereed(setup.referee, summary, setup.out, setup.stop, session)
 
 
 @click.command()
@@ -269,7 +342,9 @@ def live(camera: int, calibration_spec: str, board_spec: str | None, model: str 
     """Referee a game from a camera, with a live overlay window (q stops) or --headless.
 
     --out becomes a session folder (unless --no-session): what the camera saw and every record,
-    kept so that a crash loses at most a few seconds of video and an edit shows (spit-referee verify)."""
+    kept so that a crash loses at most a few seconds of video and an edit shows (spit-referee verify).
+    Ctrl-C (SIGINT) or SIGTERM end the game: the frame in hand is finished, everything is closed,
+    and the exit status is 0."""
     import cv2
 
     from referee.live.run import run
@@ -289,14 +364,15 @@ def live(camera: int, calibration_spec: str, board_spec: str | None, model: str 
 
     source = open_camera(camera)
     with _refereeing(out_dir, board_spec, record_session, segment_s, calibration=calibration,
-                     calibration_spec=calibration_spec, model=model, prelude=prelude, source=source
-                     ) as (referee, out, writer, recorder):
+                     calibration_spec=calibration_spec, model=model, so_far=GameSoFar.read(prelude),
+                     source=source) as setup:
         with source:
             try:
-                summary = run(source, referee, out, video=True, show=show, writer=writer, session=recorder)
-            except KeyboardInterrupt:
-                summary = {"stopped": "Ctrl-C"}
-    _report(referee, summary, out)
+                summary = run(source, setup.referee, setup.out, video=True, show=show, writer=setup.writer,
+                              session=setup.recorder, stop=setup.stop)
+            except KeyboardInterrupt:  # a second Ctrl-C while stopping: the session is still closed
+                summary = {"stopped": "KeyboardInterrupt"}
+    _report(setup.referee, summary, setup.out)
 
 
 def _has_gui(cv2: Any) -> bool:

@@ -8,17 +8,27 @@ its own thread) and ``OUT/summary.json`` (frames, dropped frames, speed, rejecte
 With ``session`` (a :class:`~referee.session.recorder.SessionRecorder`, whose ``log`` is then
 the ``writer``), every frame is recorded before it is judged, a calibration the referee moves
 to is kept, and the session is closed at the end (docs/sessions.md).
+
+Stopping: inside ``with stop_on_signals() as stop``, SIGINT (Ctrl-C) and SIGTERM only set
+``stop``; ``run(..., stop=stop)`` finishes the frame in hand, then ends as at the end of the
+source (the annotated video, the log and the session are closed in order, the summary says
+``"stopped": "SIGTERM"``). A second signal raises :class:`KeyboardInterrupt` at once (the
+session is still closed on the way out).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import signal
 import statistics
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -64,13 +74,63 @@ class RecordWriter:
         self._stream.close()
 
 
+class StopRequest:
+    """Set when the refereeing should stop after the frame in hand (a signal, or ``request``)."""
+
+    def __init__(self) -> None:
+        self.signal: str | None = None  # the name of what asked, e.g. "SIGTERM"
+
+    def request(self, why: str) -> None:
+        if self.signal is None:
+            self.signal = why
+
+    def __bool__(self) -> bool:
+        return self.signal is not None
+
+    @property
+    def exit_status(self) -> int:
+        """128 + the signal's number (130 for SIGINT, 143 for SIGTERM), the shell's convention
+        for a command a signal ended; 0 when no signal asked."""
+        if self.signal is None or not self.signal.startswith("SIG"):
+            return 0
+        return 128 + int(signal.Signals[self.signal])
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def stop_on_signals(signals: Sequence[signal.Signals] = STOP_SIGNALS) -> Iterator[StopRequest]:
+    """While inside, the first of ``signals`` sets the yielded :class:`StopRequest` (``run``
+    stops cleanly after the frame in hand); a second raises KeyboardInterrupt. The previous
+    handlers come back on the way out. Outside the main thread (where Python cannot take
+    signals) it only yields the request."""
+    stop = StopRequest()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        if stop:
+            raise KeyboardInterrupt(f"{signal.Signals(signum).name} again while stopping")
+        stop.request(signal.Signals(signum).name)
+        log.warning("%s: stopping after the frame in hand", stop.signal)
+
+    previous = {s: signal.signal(s, handle) for s in signals}
+    try:
+        yield stop
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
 def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
         show: Callable[[np.ndarray], bool] | None = None,
         progress: Callable[[int], None] | None = None, writer: RecordSink | None = None,
-        session: SessionRecorder | None = None) -> dict[str, Any]:
+        session: SessionRecorder | None = None, stop: StopRequest | None = None) -> dict[str, Any]:
     """Referee every frame of ``source``; ``show`` gets each overlay picture (False stops);
-    ``progress`` the number of frames done; ``session`` records the session. Returns the
-    summary it writes."""
+    ``progress`` the number of frames done; ``session`` records the session; ``stop``, once
+    set, ends it after the frame in hand. Returns the summary it writes."""
     out.mkdir(parents=True, exist_ok=True)
     overlay = Overlay(referee.calibration) if (video or show) else None
     writer_video = None
@@ -80,6 +140,8 @@ def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
     last: StepResult | None = None
     try:
         for frame in source:
+            if stop:
+                break  # asked before this frame came: it is neither recorded nor judged
             if session is not None:
                 session.add_frame(frame)
             step = referee.step(frame)
@@ -100,6 +162,8 @@ def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
                     break
             if progress is not None:
                 progress(frames)
+            if stop:
+                break
     finally:
         referee.finish()
         if writer_video is not None:
@@ -110,7 +174,7 @@ def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
             failure = sys.exc_info()[1]  # Ctrl-C is how a live game is stopped: not an error
             error = None if failure is None or isinstance(failure, KeyboardInterrupt) else (
                 f"{type(failure).__name__}: {failure}")
-            session.close(error=error)
+            session.close(error=error, stopped=stop.signal if stop else None)
     wall = time.perf_counter() - t_wall
     duration = last.t if last is not None else 0.0
     summary: dict[str, Any] = {
@@ -124,6 +188,11 @@ def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
         "rejected_events": [str(e) for e in referee.rejected],
         "camera_moved": referee.camera_moved,
     }
+    if stop:
+        summary["stopped"] = stop.signal
+    skipped = getattr(source, "skipped", None)
+    if skipped:
+        summary["skipped"] = list(skipped)  # a session's segments (or frames) that could not be read
     if session is not None:
         summary["session"] = session.id
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

@@ -167,9 +167,10 @@ class SessionRecorder:
         save_calibration(calibration, path)
         self.video.calibration(frame.index, frame.t, path.name, sha256_file(path))
 
-    def close(self, error: str | None = None) -> dict[str, Any]:
+    def close(self, error: str | None = None, stopped: str | None = None) -> dict[str, Any]:
         """Close the video and the log, and mark the manifest ended (what verify checks the
-        files against). Returns the ``ended`` record."""
+        files against). ``error``: an exception that ended the refereeing; ``stopped``: the
+        signal that stopped it (SIGINT, SIGTERM). Returns the ``ended`` record."""
         if self._closed:
             return dict(self.manifest.get("ended") or {})
         self._closed = True
@@ -178,7 +179,8 @@ class SessionRecorder:
         self.log.close()
         ended = {"at": now_utc(), "frames": self.video.frames, "segments": self.video.segments,
                  "log_lines": lines, "log_head": head, "index_lines": self.video.index.count,
-                 "index_head": self.video.index.prev, "video_error": self.video.error, "error": error}
+                 "index_head": self.video.index.prev, "video_error": self.video.error, "error": error,
+                 "stopped": stopped}
         self.manifest["ended"] = ended
         write_json_atomic(self.folder / MANIFEST, self.manifest)
         return ended
