@@ -28,7 +28,8 @@ def test_mypy_strict_on_logs_and_selfplay() -> None:
                   "referee/selfplay", "referee/eventlog.py", "referee/judging.py", "referee/logcheck.py",
                   "referee/cli/game.py", "referee/scoring.py", "referee/vision/observation.py",
                   "referee/vision/zonecrops.py", "referee/live/source.py", "referee/live/run.py",
-                  "referee/live/overlay.py", "referee/sim/oracle.py", "referee/cli/refereeing.py")
+                  "referee/live/overlay.py", "referee/sim/oracle.py", "referee/cli/refereeing.py",
+                  "referee/session/rejudge.py")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
