@@ -256,6 +256,8 @@ def replay(video: str, calibration_spec: str, board_spec: str | None, model: str
                              board_spec=board_spec, annotated=not no_video, record_session=record_session,
                              segment_s=segment_s)
     _report(done.referee, done.summary, done.out)
+    for skipped in done.summary.get("skipped", []):
+        _console().print(f"[yellow]not replayed:[/] {skipped}")
     if done.stop:
         _console().print(f"stopped by {done.stop.signal} after {done.summary.get('frames', 0)} frames")
         raise SystemExit(done.stop.exit_status)

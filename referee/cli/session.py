@@ -119,9 +119,8 @@ def rejudge(session: str, calibration_spec: str, model: str | None, tolerance: f
         if done.stop:
             click.echo(f"rejudge: stopped by {done.stop.signal}; nothing compared", err=True)
             raise SystemExit(done.stop.exit_status)
-        fps = float((opened.manifest.get("source") or {}).get("fps") or 30.0)
         versions = version_differences(opened.manifest, model_files(model), game.rules, software())
-        result = compare_session(opened, done.referee.records, fps=fps, versions=versions,
+        result = compare_session(opened, done.referee.records, versions=versions,
                                  tolerance=tolerance)
         if out_dir is not None:
             (Path(out_dir) / "rejudge.json").write_text(json.dumps(result.to_json(), indent=1) + "\n",

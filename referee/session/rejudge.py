@@ -37,7 +37,7 @@ from referee.errors import InputError
 from referee.events import Call, GameStart, Move, Record, TableEvent, Verdict
 from referee.rules import RuleSet
 from referee.session.files import sha256_file
-from referee.session.verify import Session, SessionReport
+from referee.session.verify import SegmentCheck, Session, SessionReport
 
 TOLERANCE_S = 0.5  # how far apart in time the same moment may be placed by two runs
 MODEL_ROLES = ("card detector", "index classifier")  # the order of session.json's "models"
@@ -155,33 +155,33 @@ class Coverage:
         return end if end is None or self.log_end is None else min(end, self.log_end)
 
 
-def coverage(report: SessionReport, fps: float) -> Coverage:
+def coverage(session: Session) -> Coverage:
     """What of a session a rejudge can compare (see the module doc)."""
-    fps = fps or 30.0
-    spans: list[tuple[float, float]] = []
-    skipped: list[str] = []
-    for check in report.segments:
-        info, k = check.info, check.decoded
-        end = info.last_t if info.last_t is not None else info.first_t
-        if check.state == "ok":
-            spans.append((info.first_t, end))
-            continue
-        if k:
-            last = info.times[k - 1] if len(info.times) >= k else info.first_t + (k - 1) / fps
-            spans.append((info.first_t, last))
-            if info.closed and info.frames is not None and k < info.frames:
-                skipped.append(f"video/{info.file}: {check.state}, frames after t {last:.2f} s not replayed "
-                               f"({info.frames - k} of {info.frames})")
-            continue
-        span = f"t {info.first_t:.2f}-{end:.2f} s" if info.closed else f"from t {info.first_t:.2f} s"
-        skipped.append(f"video/{info.file}: {check.state}, nothing decodes: {span} not replayed")
+    report = session.report
+    skipped = [why for check in report.segments if (why := _not_replayed(check)) is not None]
     log = report.log
     whole = report.ended is not None and log.verified == log.lines and not log.torn
     log_end = None if whole else max((r.t for r in log.records), default=0.0)
     if not whole:
         skipped.append(f"events.jsonl: compared only up to its last verified record (t {log_end:.2f} s, "
                        f"line {log.verified}): " + _why_log_stops(report))
-    return Coverage(tuple(spans), log_end, EDGE_FRAMES / fps, tuple(skipped))
+    return Coverage(tuple(session.intact_spans()), log_end, EDGE_FRAMES / session.fps, tuple(skipped))
+
+
+def _not_replayed(check: SegmentCheck) -> str | None:
+    """What of a damaged segment was not replayed (None: all of it was, or it was being written
+    at the stop, a loss verify reports)."""
+    info, k = check.info, check.decoded or 0
+    if check.state == "ok" or (not info.closed and k):
+        return None
+    end = info.last_t if info.last_t is not None else info.first_t
+    if k == 0:
+        span = f"t {info.first_t:.2f}-{end:.2f} s" if info.closed else f"from t {info.first_t:.2f} s"
+        return f"video/{info.file}: {check.state}, nothing decodes: {span} not replayed"
+    if info.frames is not None and k < info.frames:
+        return (f"video/{info.file}: {check.state}, frames after t {info.times[k - 1]:.2f} s not replayed "
+                f"({info.frames - k} of {info.frames})")
+    return None
 
 
 def _why_log_stops(report: SessionReport) -> str:
@@ -444,9 +444,9 @@ class Rejudgement:
         }
 
 
-def rejudge(session: Session, new_records: Sequence[Record], *, fps: float, versions: list[str],
+def rejudge(session: Session, new_records: Sequence[Record], *, versions: list[str],
             tolerance: float = TOLERANCE_S) -> Rejudgement:
     """Compare a new run's records with the session's verified ones (see the module doc)."""
-    cover = coverage(session.report, fps)
+    cover = coverage(session)
     comparison = compare(judgements(session.records), judgements(new_records), cover, tolerance)
     return Rejudgement(session.folder, comparison, cover, versions, tolerance)

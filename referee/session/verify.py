@@ -257,10 +257,77 @@ class Session:
         cal = self.manifest.get("calibration") or {}
         return load_calibration(self.folder / str(cal.get("file", CALIBRATION_FILE)))
 
+    def span(self) -> tuple[float, float] | None:
+        """The first and last time of the recorded video (None: no segment was indexed)."""
+        segments = self.report.segments
+        if not segments:
+            return None
+        ends = [_segment_end(check, self.fps) for check in segments]
+        return segments[0].info.first_t, max(ends)
+
+    @property
+    def fps(self) -> float:
+        return float((self.manifest.get("source") or {}).get("fps") or 30.0)
+
+    def locate(self, t: float) -> SegmentCheck:
+        """The segment whose frames hold time ``t`` (seconds of the session's own clock).
+
+        InputError with a message that says why when ``t`` is outside the recorded video, or
+        falls where a segment is missing or no longer decodes, and where the video is intact."""
+        where = str(self.folder)
+        span = self.span()
+        if span is None:
+            raise InputError("the session holds no video (its index lists no segment)", where)
+        first, last = span
+        if not first - 0.5 / self.fps <= t <= last + 0.5 / self.fps:
+            raise InputError(f"t {t:.2f} s is outside the session: its video runs t {first:.2f}-{last:.2f} s",
+                             where)
+        checks = self.report.segments
+        k = max(i for i, c in enumerate(checks) if c.info.first_t <= max(t, first))
+        check = checks[k]
+        readable_to = _readable_end(check, self.fps)
+        if readable_to is None or t > readable_to + 0.5 / self.fps:
+            intact = ", ".join(f"{a:.2f}-{b:.2f} s" for a, b in self.intact_spans()) or "nowhere"
+            raise InputError(f"t {t:.2f} s falls in {VIDEO_DIR}/{check.info.file}, which is {check.state} "
+                             f"(spit-referee verify says more); the video is intact at t {intact}", where)
+        return check
+
+    def intact_spans(self) -> list[tuple[float, float]]:
+        """The times of the frames that can still be read: (first, last) of each stretch without
+        a gap (segments that follow each other within a frame and a half are one stretch)."""
+        out: list[tuple[float, float]] = []
+        for check in self.report.segments:
+            end = _readable_end(check, self.fps)
+            if end is None:
+                continue
+            if out and check.info.first_t - out[-1][1] <= 1.5 / self.fps:
+                out[-1] = (out[-1][0], end)
+            else:
+                out.append((check.info.first_t, end))
+        return out
+
     def video(self) -> SessionVideo:
         """The recorded frames, skipping missing segments (a frame source for referee.live.run)."""
-        fps = float((self.manifest.get("source") or {}).get("fps") or 30.0)
-        return SessionVideo(self.folder / VIDEO_DIR, self.report.index, fps, name=str(self.folder))
+        return SessionVideo(self.folder / VIDEO_DIR, self.report.index, self.fps, name=str(self.folder))
+
+
+def _segment_end(check: SegmentCheck, fps: float) -> float:
+    """The last frame's time of a segment as recorded (or as far as it decodes, if unclosed)."""
+    info = check.info
+    if info.last_t is not None:
+        return info.last_t
+    return info.first_t + max((check.decoded or 1) - 1, 0) / fps
+
+
+def _readable_end(check: SegmentCheck, fps: float) -> float | None:
+    """The time of the last frame of a segment that can still be read (None: none can)."""
+    info = check.info
+    if check.state == "ok":
+        return _segment_end(check, fps)
+    k = check.decoded or 0
+    if k == 0:
+        return None
+    return info.times[k - 1] if len(info.times) >= k else info.first_t + (k - 1) / fps
 
 
 def open_session(folder: str | Path, *, decode: bool = False) -> Session:

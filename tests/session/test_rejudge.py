@@ -17,6 +17,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import cv2
 import pytest
@@ -292,3 +293,58 @@ def test_the_game_so_far_comes_from_the_record(tiny: Path) -> None:
     assert len(game.prelude) == 14 and game.prelude_from == "the session's log (events marked prelude)"
     assert all((e.evidence or {}).get("prelude") for e in game.prelude)
     assert [e.kind for e in game.prelude[:3]] == ["deal", "deal", "turn"]
+
+
+# ---------------------------------------------------------------------- replay and times, damaged sessions
+
+
+def _replay_session(session: Path, model: Path, out: Path) -> Any:
+    return CliRunner().invoke(main, ["replay", str(session), "--calibration", "session",
+                                     "--model", str(model), "--out", str(out), "--no-video"])
+
+
+def test_replay_of_a_session_with_a_missing_segment_says_what_it_left_out(truth: Path, model: Path,
+                                                                           tmp_path: Path) -> None:
+    session = _copy(truth, tmp_path)
+    (session / "video" / "000002.mp4").unlink()
+    result = _replay_session(session, model, tmp_path / "again")
+    assert result.exit_code == 0, result.stderr
+    assert "warning: the session is damaged (video/000002.mp4: missing" in result.stderr
+    assert "not replayed: 000002.mp4: missing" in result.stdout
+    summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+    assert summary["skipped"] == ["000002.mp4: missing"] and summary["frames"] == 96 - 30
+
+
+def test_replay_of_a_session_with_no_readable_frame_is_refused(truth: Path, model: Path,
+                                                               tmp_path: Path) -> None:
+    session = _copy(truth, tmp_path)
+    for path in (session / "video").glob("*.mp4"):
+        path.write_bytes(b"")
+    result = _replay_session(session, model, tmp_path / "again")
+    assert result.exit_code == 2 and "no recorded frame can be read" in result.stderr
+    assert not (tmp_path / "again" / "events.jsonl").exists()
+
+
+@pytest.mark.parametrize(("t", "error"), [
+    (-1.0, "t -1.00 s is outside the session: its video runs t 0.00-3.17 s"),
+    (5.0, "t 5.00 s is outside the session: its video runs t 0.00-3.17 s"),
+    (2.5, "t 2.50 s falls in video/000002.mp4, which is missing (spit-referee verify says more); the video "
+          "is intact at t 0.00-1.97 s, 3.00-3.17 s"),
+    (1.5, None),
+    (3.17, None),
+])
+def test_a_time_is_found_in_the_session_or_named_as_outside_it(truth: Path, tmp_path: Path, t: float,
+                                                               error: str | None) -> None:
+    from referee.errors import InputError
+    from referee.session.verify import open_session
+
+    session = _copy(truth, tmp_path)
+    (session / "video" / "000002.mp4").unlink()
+    opened = open_session(session)
+    if error is None:
+        check = opened.locate(t)
+        assert check.state == "ok" and check.info.first_t <= t <= (check.info.last_t or 0) + 0.02
+    else:
+        with pytest.raises(InputError) as caught:
+            opened.locate(t)
+        assert caught.value.message == error
