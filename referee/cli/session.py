@@ -75,7 +75,8 @@ def _describe(s: dict[str, Any]) -> list[str]:
         f"{lg['events']} table events, {lg['verdicts']} verdicts ({lg['faults']} faults), "
         f"{lg['calls']} calls",
         f"  video: {video['segments']} segments ({video['usable']} usable), {video['frames']} frames{span}",
-        f"  ended {ended['at']}" if ended else "  not closed: the recording was interrupted",
+        (f"  ended {ended['at']}" + (f", stopped by {ended['stopped']}" if ended.get("stopped") else ""))
+        if ended else "  not closed: the recording was interrupted",
     ]
 
 
@@ -154,7 +155,8 @@ def _rejudge_lines(result: Rejudgement, findings: list[Any]) -> list[str]:
     lines = [f"rejudge {result.folder}"]
     damage = [f for f in findings if f.level == "bad"]
     if damage:
-        lines.append(f"  the session is damaged ({len(damage)} problems, first: {damage[0]}); rejudged "
+        problems = f"{len(damage)} problem" + ("s" if len(damage) > 1 else "")
+        lines.append(f"  the session is damaged ({problems}, first: {damage[0]}); rejudged "
                      "where it is intact (spit-referee verify lists everything)")
     lines.append("  judged now with: " + ("; ".join(result.versions) if result.versions
                                           else "the same models, rules and software as recorded"))
@@ -170,7 +172,8 @@ def _rejudge_lines(result: Rejudgement, findings: list[Any]) -> list[str]:
     lines.extend(line for change in c.changes for line in _change_lines(change))
     counts = result.counts()
     if result.changed:
-        lines.append(f"rejudge: {len(c.changes)} differ ({counts['changed']} changed, "
+        n = len(c.changes)
+        lines.append(f"rejudge: {n} difference{'s' if n > 1 else ''} ({counts['changed']} changed, "
                      f"{counts['added']} added, {counts['removed']} removed)")
     else:
         lines.append("rejudge: no verdict changed")

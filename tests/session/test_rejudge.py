@@ -205,7 +205,7 @@ def test_the_verdicts_a_model_that_reads_nothing_loses(truth: Path, model: Path,
            "      was: A fault F_ILLEGAL_RANK (P3): A played KD from slot 2 onto pile 1 (5H)" in stdout
     assert "REMOVED t 1.85 s (frame 55) take_back on pile 1, rule -" in stdout
     assert "REMOVED t 2.40 s (frame 72) play on pile 2" in stdout
-    assert stdout.strip().endswith("rejudge: 3 differ (0 changed, 0 added, 3 removed)")
+    assert stdout.strip().endswith("rejudge: 3 differences (0 changed, 0 added, 3 removed)")
     report = json.loads((tmp_path / "new" / "rejudge.json").read_text())
     assert [(c["change"], c["t"], c["rule"]) for c in report["changes"]] == [
         ("removed", 1.0, "P3"), ("removed", 1.85, None), ("removed", 2.4, None)]
