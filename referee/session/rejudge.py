@@ -207,13 +207,20 @@ class Change:
     new: Judgement | None
     what: tuple[str, ...] = ()
 
-    @property
-    def t(self) -> float:
-        return (self.new or self.old).t  # type: ignore[union-attr]
+    def __post_init__(self) -> None:
+        if self.old is None and self.new is None:
+            raise ValueError("a change needs an old or a new judgement")
 
     @property
     def judgement(self) -> Judgement:
-        return (self.new or self.old)  # type: ignore[return-value]
+        """The new judgement, or the old one when it was removed."""
+        judgement = self.new if self.new is not None else self.old
+        assert judgement is not None  # __post_init__ refuses neither
+        return judgement
+
+    @property
+    def t(self) -> float:
+        return self.judgement.t
 
     @property
     def rule(self) -> str | None:
