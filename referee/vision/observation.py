@@ -131,6 +131,11 @@ class Observer:
             if z.kind is ZoneKind.STOCK and z.owner is not None and z.number is not None}
         self._pile_zone: dict[int, str] = {z.number: z.id for z in layout.zones
                                            if z.kind is ZoneKind.PILE and z.number is not None}
+        self._packet_zone: dict[Player, str] = {z.owner: z.id for z in layout.zones
+                                                if z.kind is ZoneKind.PACKET and z.owner is not None}
+        self._arrived: dict[str, dict[Player, float]] = {}  # zone -> player -> when a hand last came over
+        self._last_time = -1.0  # the previous frame's time
+        self._packet_visit_used: dict[Player, float] = {}  # the packet visit the last spit card came from
         self._departures: list[_Departure] = []
         self._unsettled_since: dict[str, tuple[float, int]] = {}
         self._hands_over: dict[str, dict[Player, float]] = {}  # zone -> player -> last time a hand was there
@@ -378,16 +383,14 @@ class Observer:
                                                        layering="under " + new)))
         card = Card.parse(new)
         if top_source is None:
-            # no slot held it: a spit card, if a hand of the player at the pile was at their packet
-            player = self._hand_player(change.zone, since[0], change.time) or Player.A
-            packet = next((z.id for z in self.layout.zones
-                           if z.kind is ZoneKind.PACKET and z.owner is player), None)
-            if packet is not None and not self._hand_was_over(packet, player, since[0] - SPIT_REACH_S):
+            # no slot held it: a spit card, from the packet of a player whose hand was there
+            spitter = self._spit_player(change, since)
+            if spitter is None:
                 log.info("frame %d: %s shows %s, from no slot and no packet: not explained", change.frame,
                          change.zone, new)
                 return events
-            pile.append(_PileCard(new, player, None))
-            events.append(SpitTurn(t=self._touch(change, "spit"), frame=change.frame, player=player,
+            pile.append(_PileCard(new, spitter, None))
+            events.append(SpitTurn(t=self._touch(change, "spit"), frame=change.frame, player=spitter,
                                    pile=pile_n,
                                    card=card,
                                    evidence=self._evidence(change, reading, since)))
@@ -415,14 +418,40 @@ class Observer:
             return player, slot, None  # its slot has not settled: when it left is not known yet
         return None
 
+    def _spit_player(self, change: ZoneChange, since: tuple[float, int]) -> Player | None:
+        """Whose spit card landed on a pile: a player whose hand was at their packet shortly
+        before (a visit not already spent on an earlier spit card); of two, the one whose hand
+        was over the pile, else the later visit. None: nobody's hand was at their packet."""
+        visits = {}
+        for player, packet in self._packet_zone.items():
+            seen = self._hands_over.get(packet, {}).get(player, -1.0)
+            if seen >= since[0] - SPIT_REACH_S - 0.1 and seen > self._packet_visit_used.get(player, -1.0):
+                visits[player] = seen
+        if not visits:
+            return None
+        # the first of them whose hand reached the pile after their packet (another hand may
+        # pass over it on its way to the other pile)
+        arrived = {p: self._arrived.get(change.zone, {}).get(p, -1.0) for p in visits}
+        on_pile = [p for p in visits if arrived[p] >= visits[p] - SPIT_REACH_S and arrived[p] <= change.time]
+        if on_pile:
+            player = min(on_pile, key=lambda p: arrived[p])
+        else:
+            player = max(visits, key=lambda p: visits[p])
+        self._packet_visit_used[player] = visits[player]
+        return player
+
     # ------------------------------------------------------------------ hands
     def _follow_hands(self, tracked: TrackedFrame) -> None:
         self._last_hands = tracked.hands
+        previous, self._last_time = self._last_time, tracked.time
         per_player: dict[Player, int] = {}
         for hand in tracked.hands:
             per_player[hand.player] = per_player.get(hand.player, 0) + 1
             for zone in hand.zones:
-                self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
+                over = self._hands_over.setdefault(zone, {})
+                if over.get(hand.player, -1.0) < previous - 1e-6:  # not there the frame before: arrived
+                    self._arrived.setdefault(zone, {})[hand.player] = tracked.time
+                over[hand.player] = tracked.time
         for player, n in per_player.items():
             if n >= 2:
                 xs = sorted((h.bbox_mm[0] + h.bbox_mm[2]) / 2 for h in tracked.hands

@@ -33,11 +33,13 @@ import numpy as np
 from referee.errors import InputError
 from referee.players import Player
 from referee.vision.calibration import Calibration
-from referee.vision.mat import render_mat
+from referee.vision.mat import ZoneKind, render_mat
 
 log = logging.getLogger(__name__)
 
 ARM_BEYOND_MM = 8.0  # a hand blob reaches at least this far beyond its player's edge of the mat
+#: the fraction of a zone a hand must cover where covering its centre is not required (below)
+PART_COVERED = 0.2
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,9 @@ class TrackerSettings:
     settle_frames: int = 2  # still for this many frames = settled
     still_level: float = 4.0  # mean abs frame-to-frame change (grey) under which a zone is still
     change_level: float = 10.0  # mean abs difference between settled views that is a change
+    #: the same on a spit pile: a card on a card differs less than a card on the mat (a court
+    #: card on another of its suit: 8-10 in dim scenes of the evaluation games)
+    change_level_pile: float = 6.0
     cover_level: float = 18.0  # mean abs difference to the settled view that means "something over it"
     occupied_level: float = 0.25  # 1 - correlation of the zone's printed label with the view
     occupied_level_text: float = 0.5  # the same for zones labelled with small text (piles, packets)
@@ -153,6 +158,9 @@ class ZoneTracker:
         self._label: dict[str, tuple[slice, slice]] = {}
         self._level = {z.id: self.s.occupied_level if ".stock" in z.id else self.s.occupied_level_text
                        for z in calibration.layout.zones}
+        self._change_level = {
+            z.id: self.s.change_level_pile if z.kind is ZoneKind.PILE else self.s.change_level
+            for z in calibration.layout.zones}
         # zones and hands work on smaller pictures: "fine" (the view shrunk by 2, for zones)
         # and "cells" (shrunk by `cell_mm`, for hands and the background)
         self._fw, self._fh = self._out_w // 2, self._out_h // 2
@@ -160,6 +168,7 @@ class ZoneTracker:
         self._sf = sf
         self._art_grey_full = cv2.cvtColor(self._art, cv2.COLOR_BGR2GRAY)
         self.zone_ids = [z.id for z in calibration.layout.zones]
+        self._packets = frozenset(z.id for z in calibration.layout.zones if z.kind is ZoneKind.PACKET)
         self._slices: dict[str, tuple[slice, slice]] = {}
         self._centre_px: dict[str, tuple[int, int]] = {}
         self._zone_cells: dict[str, tuple[slice, slice]] = {}
@@ -257,7 +266,7 @@ class ZoneTracker:
             else:
                 st.still = 0
             if st.settled:
-                if st.still == 0 and (diff_ref > self.s.change_level or hand_over):
+                if st.still == 0 and (diff_ref > self._change_level[zid] or hand_over):
                     st.settled = False
                     st.since_frame = idx
                 else:
@@ -266,7 +275,7 @@ class ZoneTracker:
                         st.occupied = occupied
             elif st.still >= self.s.settle_frames:
                 st.settled = True
-                if diff_ref > self.s.change_level or occupied != st.occupied:
+                if diff_ref > self._change_level[zid] or occupied != st.occupied:
                     changes.append(ZoneChange(zid, idx, float(time), occupied, st.occupied,
                                               st.since_frame, diff_ref, any_hand, *st.quiet_since))
                 st.reference, st.occupied = small, occupied
@@ -287,8 +296,9 @@ class ZoneTracker:
         return 1.0 - ncc
 
     def _covered(self, part: np.ndarray, merged: bool) -> tuple[str, ...]:
-        """Zones a hand covers: its centre; for one of two arms that met, a fifth of the zone
-        (both hands may lie on one pile, only one of them over its centre)."""
+        """Zones a hand covers: its centre; a fifth of the zone for one of two arms that met
+        (both hands may lie on one pile, only one of them over its centre) and for a packet (a
+        spit card is taken off its near end: the hand rarely reaches the packet's centre)."""
         c = self._cell
         hh, ww = self._out_h // c, self._out_w // c
         out = []
@@ -296,9 +306,10 @@ class ZoneTracker:
             cx, cy = self._centre_px[z]
             if part[min(cy, hh - 1), min(cx, ww - 1)]:
                 out.append(z)
-            elif merged:
+            elif merged or z in self._packets:
                 ys, xs = self._zone_cells[z]
-                if np.count_nonzero(part[ys, xs]) >= 0.2 * (ys.stop - ys.start) * (xs.stop - xs.start):
+                area = (ys.stop - ys.start) * (xs.stop - xs.start)
+                if np.count_nonzero(part[ys, xs]) >= PART_COVERED * area:
                     out.append(z)
         return tuple(out)
 
