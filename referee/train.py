@@ -688,17 +688,20 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
     paths = {"detector": (out / f"{cfg.name}.onnx", out / f"{cfg.name}.pt"),
              "classifier": (out / f"{cfg.name}-index.onnx", out / f"{cfg.name}-index.pt")}
     runs = work / "runs"
+    started: dict[str, str] | None = None
     if start_from is not None:  # the output may overwrite it (models/NAME-index.pt): keep the start
+        started = {"weights": str(start_from), "sha256": _sha256(Path(start_from))}
         runs.mkdir(parents=True, exist_ok=True)
         start_from = Path(shutil.copyfile(start_from, runs / f"start-{stages[0]}.pt"))
     if "detector" in stages:
         summary["detector"] = _train_detector(cfg, work / "dataset", runs, device, *paths["detector"],
                                               from_weights=from_weights, start_from=start_from,
-                                              earlier=old.get("detector"))
+                                              earlier=old.get("detector"), started=started)
     if "classifier" in stages:
         summary["classifier"] = _train_classifier(cfg, work / "dataset" / "index", runs, device,
                                                   *paths["classifier"], from_weights=from_weights,
-                                                  start_from=start_from, earlier=old.get("classifier"))
+                                                  start_from=start_from, earlier=old.get("classifier"),
+                                                  started=started)
     summary_path.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     metrics = {f"{stage}/{k}": v for stage in STAGES
                for k, v in ((summary[stage] or {}).get("metrics") or {}).items()}
@@ -717,14 +720,14 @@ def _fit(model: Any, **kwargs: Any) -> tuple[Path, int, float]:
 
 
 def _stage_summary(epochs_run: int, seconds: float, metrics: dict[str, float], onnx_path: Path, pt_path: Path,
-                   start_from: str | Path | None = None, earlier: dict[str, Any] | None = None
+                   started: dict[str, str] | None = None, earlier: dict[str, Any] | None = None
                    ) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "epochs_run": epochs_run, "train_s": round(seconds, 1),
         "per_epoch_s": round(seconds / max(epochs_run, 1), 1), "metrics": metrics,
         "onnx_bytes": onnx_path.stat().st_size, "pt_bytes": pt_path.stat().st_size}
-    if start_from is not None:  # a continued run: what it started from, and the runs before
-        summary["started_from"] = {"weights": str(start_from), "sha256": _sha256(Path(start_from))}
+    if started is not None:  # a continued run: what it started from, and the runs before
+        summary["started_from"] = started
         summary["earlier"] = earlier
     return summary
 
@@ -776,7 +779,8 @@ def _save_weights(best: Path, pt_path: Path) -> None:
 
 def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path,
                     from_weights: str | Path | None = None, start_from: str | Path | None = None,
-                    earlier: dict[str, Any] | None = None) -> dict[str, Any]:
+                    earlier: dict[str, Any] | None = None, started: dict[str, str] | None = None
+                    ) -> dict[str, Any]:
     from ultralytics import YOLO
 
     m = cfg.model
@@ -794,12 +798,13 @@ def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_
                                  opset=cfg.export.opset, simplify=False, device="cpu"))
     shutil.copyfile(exported, onnx_path)
     _save_weights(best, pt_path)
-    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path, start_from, earlier)
+    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path, started, earlier)
 
 
 def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path,
                       from_weights: str | Path | None = None, start_from: str | Path | None = None,
-                      earlier: dict[str, Any] | None = None) -> dict[str, Any]:
+                      earlier: dict[str, Any] | None = None, started: dict[str, str] | None = None
+                      ) -> dict[str, Any]:
     from ultralytics import YOLO
 
     c = cfg.classifier
@@ -817,4 +822,4 @@ def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onn
                                  simplify=False, device="cpu"))
     shutil.copyfile(exported, onnx_path)
     _save_weights(best, pt_path)
-    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path, start_from, earlier)
+    return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path, started, earlier)
