@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 import cv2
@@ -53,8 +53,13 @@ log = logging.getLogger(__name__)
 TOUCH_LAG_S = {"play": 0.12, "spit": 0.10, "move": 0.10, "turn": 0.16, "take_back": 0.20, "take_pile": 0.23,
                "deal": 0.21}
 TOUCH_LAG_SD = 0.035
+#: A hand putting a spit card down is on the pile for this long before the card touches it.
+SPIT_PLACE_S = 0.25
 #: A spit card is taken from the packet at most this long before its pile starts to change.
 SPIT_REACH_S = 1.5
+#: A pile change waits at most this long for a stock slot to settle when the slot's face-up
+#: card may lie underneath the pile's new top (a hand of the slot's player was on the pile).
+UNDER_WAIT_S = 0.5
 #: How long hand positions are remembered (to tell which hand took a card).
 HAND_MEMORY_S = 3.0
 #: A card leaves its slot this long before the slot's picture stops moving (the hand lifting it away).
@@ -133,12 +138,17 @@ class Observer:
                                            if z.kind is ZoneKind.PILE and z.number is not None}
         self._packet_zone: dict[Player, str] = {z.owner: z.id for z in layout.zones
                                                 if z.kind is ZoneKind.PACKET and z.owner is not None}
-        self._arrived: dict[str, dict[Player, float]] = {}  # zone -> player -> when a hand last came over
-        self._last_time = -1.0  # the previous frame's time
+        #: (time, player, zones covered, zones touched) of every hand seen, for HAND_MEMORY_S
+        self._hand_history: deque[tuple[float, Player, tuple[str, ...], tuple[str, ...]]] = deque()
         self._packet_visit_used: dict[Player, float] = {}  # the packet visit the last spit card came from
         self._departures: list[_Departure] = []
         self._unsettled_since: dict[str, tuple[float, int]] = {}
-        self._hands_over: dict[str, dict[Player, float]] = {}  # zone -> player -> last time a hand was there
+        #: pile changes waiting for a slot to settle (``UNDER_WAIT_S``), oldest first
+        self._waiting: list[tuple[ZoneChange, ZoneReading, tuple[float, int]]] = []
+        #: zone -> player -> the last time a hand touched it (HandBlob.touches: a fifth of it)
+        self._hands_over: dict[str, dict[Player, float]] = {}
+        #: the same for covering its centre (HandBlob.zones): a hand surely there
+        self._hands_on: dict[str, dict[Player, float]] = {}
         #: (time, player, x of the left-most and right-most hand in mm) while a player had two
         self._two_hands_seen: deque[tuple[float, Player, float, float]] = deque()
         self.round_over = False
@@ -194,14 +204,71 @@ class Observer:
                 self._unsettled_since[zid] = (tracked.time, tracked.frame)
         events: list[TableEvent] = []
         changes = sorted(tracked.changes, key=lambda c: self._order(c.zone))
+        settling = {c.zone for c in changes}  # zones settling now: still unsettled for what waits
         for change in changes:
+            # a waiting pile change goes first when this change may depend on it: another pile's,
+            # or another slot of a player it waits for (before this zone stops counting as unsettled)
+            if self._waiting and self._depends_on_waiting(change, tracked, settling):
+                events += self._release_waiting(tracked, force=True)
             since = self._unsettled_since.pop(change.zone, (change.time, change.frame))
             reading = readings.get(change.zone)
             if reading is None:
                 continue
+            if self._order(change.zone) == 2 and self._slots_under(change, reading, since, tracked):
+                self._waiting.append((change, reading, since))
+                continue
             events += self._explain(change, reading, since)
+        events += self._release_waiting(tracked)
         events += self._slap_events(tracked)
         events.sort(key=lambda e: e.t)
+        return events
+
+    def _slots_under(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                     tracked: TrackedFrame, settling: Collection[str] = ()) -> set[str]:
+        """A pile took a new top while stock slots of a player whose hand was on the pile are
+        still unsettled, showing a face-up card other than the new top: that card may have gone
+        onto the pile first, underneath (a touch race, two cards at once). Until such a slot
+        settles its departure is not known and the hidden card would be missed: those slots
+        (``settling``: slots that count as unsettled still, their change not yet explained)."""
+        if self._zone.get(change.zone) is None or self._zone[change.zone].kind is not ZoneKind.PILE \
+                or reading.label in FACE_UP_LABELS:
+            return set()
+        if any(not d.used and since[0] - PAIR_WINDOW_S <= d.time <= change.time + 1e-9
+               and d.card != reading.label and self._hand_was_over(change.zone, d.player, since[0])
+               for d in self._departures):
+            return set()  # a card that left a slot lies underneath already: no need to wait for more
+        slots = set()
+        for (player, _), zone in self._slot_zone.items():
+            top = self.state.tops.get(zone, "empty")
+            obs = tracked.zones.get(zone)
+            if (obs is not None and (not obs.settled or zone in settling) and top not in FACE_UP_LABELS
+                    and top != reading.label
+                    and self._hand_was_over(change.zone, player, since[0])):
+                slots.add(zone)
+        return slots
+
+    def _depends_on_waiting(self, change: ZoneChange, tracked: TrackedFrame, settling: Collection[str]
+                            ) -> bool:
+        """Whether a change must be explained after the waiting pile changes: it is another
+        pile's, or another slot of a player they wait for."""
+        awaited = {z for waiting in self._waiting for z in self._slots_under(*waiting, tracked, settling)}
+        zone = self._zone.get(change.zone)
+        if zone is None or change.zone in awaited:
+            return False
+        return zone.kind is ZoneKind.PILE or zone.owner in {self._zone[z].owner for z in awaited}
+
+    def _release_waiting(self, tracked: TrackedFrame, force: bool = False) -> list[TableEvent]:
+        """Explain the waiting pile changes whose slots have settled, that waited long enough,
+        or all of them (``force``: something else is about to be explained)."""
+        events: list[TableEvent] = []
+        keep = []
+        for change, reading, since in self._waiting:
+            if not force and tracked.time - change.time < UNDER_WAIT_S \
+                    and self._slots_under(change, reading, since, tracked):
+                keep.append((change, reading, since))
+            else:
+                events += self._explain(change, reading, since)
+        self._waiting = keep
         return events
 
     def note_game(self, slaps_open: bool, dealing: set[Player], slots: int) -> None:
@@ -364,9 +431,12 @@ class Observer:
                              pile=pile_n, card=Card.parse(gone.card),
                              evidence=self._evidence(change, reading, since))]
         events: list[TableEvent] = []
-        # hidden arrivals: cards that left a slot, unexplained, while this pile changed
+        # hidden arrivals: cards that left a slot, unexplained, while this pile changed (a slot
+        # that settled after the pile, while the pile's change waited for it: its card had left
+        # before the pile settled)
         hidden = [d for d in self._departures
-                  if not d.used and since[0] - PAIR_WINDOW_S <= d.time <= change.time + 1e-9 and d.card != new
+                  if not d.used and since[0] - PAIR_WINDOW_S <= d.time
+                  and (d.time <= change.time + 1e-9 or d.start <= change.time) and d.card != new
                   and self._hand_was_over(change.zone, d.player, since[0])
                   and not self._maybe_elsewhere(d, change.zone)]
         top_source = self._source_of(new, change)
@@ -429,29 +499,33 @@ class Observer:
                 visits[player] = seen
         if not visits:
             return None
-        # the first of them whose hand reached the pile after their packet (another hand may
-        # pass over it on its way to the other pile)
-        arrived = {p: self._arrived.get(change.zone, {}).get(p, -1.0) for p in visits}
-        on_pile = [p for p in visits if arrived[p] >= visits[p] - SPIT_REACH_S and arrived[p] <= change.time]
-        if on_pile:
-            player = min(on_pile, key=lambda p: arrived[p])
-        else:
-            player = max(visits, key=lambda p: visits[p])
+        # of two, the one whose hand was on the pile when the card touched it (another hand may
+        # pass over it before or after, on its way to the other pile)
+        t = self._touch(change, "spit")
+        on_pile = {p: self._frames_on(change.zone, p, t - SPIT_PLACE_S, t + 1.5 / 30) for p in visits}
+        best = max(on_pile.values())
+        placers = [p for p in visits if on_pile[p] == best]
+        player = placers[0] if best > 0 and len(placers) == 1 else max(visits, key=lambda p: visits[p])
         self._packet_visit_used[player] = visits[player]
         return player
+
+    def _frames_on(self, zone: str, player: Player, start: float, end: float) -> int:
+        """How much ``player``'s hand was on ``zone`` between two times: 2 for each frame it
+        covered the zone's centre, 1 for each it only touched the zone."""
+        return sum(2 if zone in covers else 1 for t, p, covers, touches in self._hand_history
+                   if p is player and start <= t <= end and (zone in covers or zone in touches))
 
     # ------------------------------------------------------------------ hands
     def _follow_hands(self, tracked: TrackedFrame) -> None:
         self._last_hands = tracked.hands
-        previous, self._last_time = self._last_time, tracked.time
         per_player: dict[Player, int] = {}
         for hand in tracked.hands:
             per_player[hand.player] = per_player.get(hand.player, 0) + 1
+            self._hand_history.append((tracked.time, hand.player, hand.zones, hand.touches))
+            for zone in dict.fromkeys(hand.zones + hand.touches):
+                self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
             for zone in hand.zones:
-                over = self._hands_over.setdefault(zone, {})
-                if over.get(hand.player, -1.0) < previous - 1e-6:  # not there the frame before: arrived
-                    self._arrived.setdefault(zone, {})[hand.player] = tracked.time
-                over[hand.player] = tracked.time
+                self._hands_on.setdefault(zone, {})[hand.player] = tracked.time
         for player, n in per_player.items():
             if n >= 2:
                 xs = sorted((h.bbox_mm[0] + h.bbox_mm[2]) / 2 for h in tracked.hands
@@ -460,6 +534,8 @@ class Observer:
                     self._two_hands_seen.append((tracked.time, player, xs[0], xs[-1]))
         while self._two_hands_seen and self._two_hands_seen[0][0] < tracked.time - HAND_MEMORY_S:
             self._two_hands_seen.popleft()
+        while self._hand_history and self._hand_history[0][0] < tracked.time - HAND_MEMORY_S:
+            self._hand_history.popleft()
 
     def _hand_player(self, zone: str, since: float, until: float) -> Player | None:
         """The player whose hand was over ``zone`` last between ``since`` and ``until``."""
@@ -482,7 +558,7 @@ class Observer:
         and a hand of the same player has been over it since the card left (two hands at once)."""
         for other in self._pile_zone.values():
             if other != zone and other in self._unsettled_since \
-                    and self._hands_over.get(other, {}).get(dep.player, -1.0) >= dep.start:
+                    and self._hands_on.get(other, {}).get(dep.player, -1.0) >= dep.start:
                 return True
         return False
 

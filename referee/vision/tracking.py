@@ -38,7 +38,7 @@ from referee.vision.mat import ZoneKind, render_mat
 log = logging.getLogger(__name__)
 
 ARM_BEYOND_MM = 8.0  # a hand blob reaches at least this far beyond its player's edge of the mat
-#: the fraction of a zone a hand must cover where covering its centre is not required (below)
+#: the fraction of a zone a hand covers that counts as touching it (``HandBlob.touches``)
 PART_COVERED = 0.2
 
 
@@ -80,6 +80,9 @@ class HandBlob:
     tip_mm: tuple[float, float]  # the point furthest into the mat from the player's edge
     zones: tuple[str, ...]  # zones whose centre it covers
     merged: bool = False  # one blob reaching in from both sides: both players' arms, touching
+    #: zones it covers at least a fifth of, or the centre of (a card is put on a pile, or
+    #: taken off a packet's near end, by a hand that rarely covers the zone's centre)
+    touches: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -168,7 +171,6 @@ class ZoneTracker:
         self._sf = sf
         self._art_grey_full = cv2.cvtColor(self._art, cv2.COLOR_BGR2GRAY)
         self.zone_ids = [z.id for z in calibration.layout.zones]
-        self._packets = frozenset(z.id for z in calibration.layout.zones if z.kind is ZoneKind.PACKET)
         self._slices: dict[str, tuple[slice, slice]] = {}
         self._centre_px: dict[str, tuple[int, int]] = {}
         self._zone_cells: dict[str, tuple[slice, slice]] = {}
@@ -295,23 +297,24 @@ class ZoneTracker:
         ncc = float(cv2.matchTemplate(a, b, cv2.TM_CCOEFF_NORMED)[0, 0])
         return 1.0 - ncc
 
-    def _covered(self, part: np.ndarray, merged: bool) -> tuple[str, ...]:
-        """Zones a hand covers: its centre; a fifth of the zone for one of two arms that met
-        (both hands may lie on one pile, only one of them over its centre) and for a packet (a
-        spit card is taken off its near end: the hand rarely reaches the packet's centre)."""
+    def _covered(self, part: np.ndarray, merged: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Zones a hand covers: its centre (for one of two arms that met, also a fifth of the
+        zone: both hands may lie on one pile, only one of them over its centre); and the zones
+        it touches: their centre or a fifth of them."""
         c = self._cell
         hh, ww = self._out_h // c, self._out_w // c
-        out = []
+        covers, touches = [], []
         for z in self.zone_ids:
             cx, cy = self._centre_px[z]
-            if part[min(cy, hh - 1), min(cx, ww - 1)]:
-                out.append(z)
-            elif merged or z in self._packets:
-                ys, xs = self._zone_cells[z]
-                area = (ys.stop - ys.start) * (xs.stop - xs.start)
-                if np.count_nonzero(part[ys, xs]) >= PART_COVERED * area:
-                    out.append(z)
-        return tuple(out)
+            ys, xs = self._zone_cells[z]
+            area = (ys.stop - ys.start) * (xs.stop - xs.start)
+            part_of = np.count_nonzero(part[ys, xs]) >= PART_COVERED * area
+            if part[min(cy, hh - 1), min(cx, ww - 1)] or (merged and part_of):
+                covers.append(z)
+                touches.append(z)
+            elif part_of:
+                touches.append(z)
+        return tuple(covers), tuple(touches)
 
     def _hands(self, fine: np.ndarray) -> tuple[list[HandBlob], np.ndarray]:
         c = self._cell
@@ -371,9 +374,10 @@ class ZoneTracker:
                     continue
                 j = int(np.argmin(ys)) if player is Player.A else int(np.argmax(ys))
                 tip = (float(self._mat_x_cells[xs[j]]), float(self._mat_y_cells[ys[j]]))
-                covered = self._covered(part, merged=len(players) > 1)
+                covered, touches = self._covered(part, merged=len(players) > 1)
                 hands.append(HandBlob(player, float(len(ys)) * cell_mm * cell_mm,
-                                      (x0_mm, y0_mm, x1_mm, y1_mm), tip, covered, merged=len(players) > 1))
+                                      (x0_mm, y0_mm, x1_mm, y1_mm), tip, covered, merged=len(players) > 1,
+                                      touches=touches))
         # the background follows cells that have been still a while and are not under a hand
         # and anything perfectly still for long (a card turned under a hand that has left: no
         # ghost hand stays behind)

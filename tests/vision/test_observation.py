@@ -5,7 +5,7 @@ from __future__ import annotations
 from referee.events import Move, Play, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.vision.mat import MatLayout
-from referee.vision.observation import Observer, ZoneReading
+from referee.vision.observation import UNDER_WAIT_S, Observer, ZoneReading
 from referee.vision.tracking import HandBlob, TrackedFrame, ZoneChange, ZoneObservation
 
 FPS = 30.0
@@ -25,15 +25,18 @@ class Table:
         self.zones = [z.id for z in layout.zones]
 
     def frame_with(self, changes: dict[str, str] | None = None, hands: tuple[HandBlob, ...] = (),
-                   unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0
-                   ) -> list:
+                   unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0,
+                   before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6) -> list:
+        """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
+        ``before`` hands or else ``hands``), with ``unsettled`` zones still busy."""
         changes = changes or {}
-        for _ in range(6 if changes else 0):  # a hand over the zones first, for 6 frames
+        for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
             t = self.frame / FPS
-            zones = {z: ZoneObservation(z, True, z in changes, z not in changes, 1.0, 0.0)
-                     for z in self.zones}
-            assert self.obs.update(TrackedFrame(self.frame, t, zones, (), hands), {}) == []
+            busy = set(changes) | set(unsettled)
+            zones = {z: ZoneObservation(z, True, z in busy, z not in busy, 1.0, 0.0) for z in self.zones}
+            early = hands if before is None else before
+            assert self.obs.update(TrackedFrame(self.frame, t, zones, (), early), {}) == []
         self.frame += 1
         t = self.frame / FPS
         zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0)
@@ -130,3 +133,60 @@ def test_a_pile_taken_away(layout: MatLayout) -> None:
     table = Table(layout)
     events = table.frame_with({"pile2": "empty"}, hands=(hand(Player.B, "pile2"),))
     assert isinstance(events[0], TakePile) and events[0].player is Player.B and events[0].pile == 2
+
+
+def touching(player: Player, *zones: str) -> HandBlob:
+    """A hand that touches zones without covering their centres (HandBlob.touches)."""
+    return HandBlob(player, 20000.0, (0, 0, 10, 10), (0.0, 0.0), (), touches=zones)
+
+
+def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile2",))
+    table.frame_with(hands=(touching(Player.A, "A.packet"),), unsettled=("pile2",))
+    # B's hand puts the card down; A's passes over pile 2 after it, on its way to pile 1
+    spit = table.frame_with({"pile2": "3C"}, before=(touching(Player.B, "pile2"),),
+                            hands=(touching(Player.A, "pile2"),))
+    assert [(type(e), e.player, str(e.card)) for e in spit] == [(SpitTurn, Player.B, "3C")]
+    # A's packet visit is A's spit card, on the other pile; B's visit was spent
+    spit = table.frame_with({"pile1": "JD"}, hands=(touching(Player.A, "pile1"),))
+    assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.A)]
+    assert table.frame_with({"pile2": "2H"}) == []  # no packet visit left: not explained
+
+
+def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock5": "back"})  # 7H left slot 5
+    on_pile = (touching(Player.A, "pile1"),)
+    table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
+    # 7H is seen on pile 1 while slot 1 (4D) is still under A's hand: 4D may be underneath it
+    assert table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock1",)) == []
+    # slot 1 settles without 4D, which had left before the pile settled: it went first, underneath
+    events = table.frame_with({"A.stock1": "back"}, busy_frames=1)
+    assert [(type(e), e.player, str(e.card), e.pile) for e in events] == [
+        (Play, Player.A, "4D", 1), (Play, Player.A, "7H", 1)]
+    assert events[0].evidence["underneath"] is True and events[0].t < events[1].t
+
+
+def test_a_waiting_pile_change_is_given_before_what_may_depend_on_it(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty"})  # 4D left slot 1
+    on_pile = (touching(Player.A, "pile1"),)
+    table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock4"))
+    assert table.frame_with({"pile1": "4D"}, hands=on_pile, unsettled=("A.stock4",)) == []  # JS may be under
+    # JS moved from slot 4 into the emptied slot 1: the play from slot 1 must come first
+    events = table.frame_with({"A.stock1": "JS"}, unsettled=("A.stock4",))
+    assert [type(e) for e in events] == [Play, Move]
+    assert (str(events[0].card), events[1].from_slot, events[1].to_slot) == ("4D", 4, 1)
+
+
+def test_a_pile_change_waits_no_longer_than_its_limit(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock5": "back"})
+    on_pile = (touching(Player.A, "pile1"),)
+    table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
+    assert table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock1",)) == []
+    given = []
+    for _ in range(int(UNDER_WAIT_S * FPS) + 1):  # slot 1 stays busy: the play is given alone
+        given += table.frame_with(unsettled=("A.stock1",))
+    assert [(type(e), str(e.card)) for e in given] == [(Play, "7H")]
