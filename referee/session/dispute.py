@@ -8,8 +8,10 @@ lies on them; crops of the contested pile through the moment with each card's tr
 timeline of both cards' distance to the pile with their fitted carries and estimated contact
 times (each with its sd); the layering evidence; a table of how sure each piece of evidence
 is, as the log recorded it and as recomputed from the recorded frames
-(:mod:`referee.session.evidence`); the log lines themselves and the session's state. A piece
-of evidence that is missing is named, with the reason.
+(:mod:`referee.session.evidence`); the log lines themselves and the session's state. For a
+slap race, the timeline shows each hand followed again round the pile (how much its picture
+still changes, the area it covers over the pile) with its stop and the call made again. A
+piece of evidence that is missing is named, with the reason.
 """
 
 from __future__ import annotations
@@ -23,10 +25,17 @@ import cv2
 import numpy as np
 
 from referee.errors import InputError
-from referee.events import Play, Slap, TableEvent
+from referee.events import Play, TableEvent
 from referee.live.overlay import describe
 from referee.session import html as h
-from referee.session.evidence import CardEvidence, Recomputed, recompute, rectify_frames
+from referee.session.evidence import (
+    CardEvidence,
+    HandEvidence,
+    Recomputed,
+    recompute,
+    rectify_frames,
+    slap_span,
+)
 from referee.session.moment import (
     Moment,
     Numbered,
@@ -148,6 +157,9 @@ def _frame_span(session: Session, moment: Moment) -> tuple[int | None, int | Non
     settled = [int((e.evidence or {}).get("settled_frame", e.frame or 0)) for e in events]
     if first is not None and faces:
         first = min([first, *faces])
+    slaps = slap_span(events)  # the hands' window, as the arbiter kept it
+    if slaps is not None and first is not None and last is not None:
+        first, last = min(first, slaps[0]), max(last, slaps[1])
     if last is not None and settled:
         last = max([last, *[s + 6 for s in settled]])
     return first, last
@@ -233,10 +245,16 @@ def _logged_arbitration(moment: Moment) -> dict[str, Any]:
 # ---------------------------------------------------------------------- pictures
 
 
+def _recomputed(ev: TableEvent, evidence: Recomputed) -> CardEvidence | HandEvidence | None:
+    """The recomputed evidence of ``ev`` (a card's or a hand's), if any."""
+    found: list[CardEvidence | HandEvidence] = [*evidence.cards, *evidence.hands]
+    return next((c for c in found if c.event is ev), None)
+
+
 def _contact_t(ev: TableEvent, evidence: Recomputed) -> float:
-    for card in evidence.cards:
-        if card.event is ev and card.contact is not None:
-            return card.contact.t
+    again = _recomputed(ev, evidence)
+    if again is not None and again.contact is not None:
+        return again.contact.t
     return ev.t
 
 
@@ -416,6 +434,8 @@ def _timeline(moment: Moment, evidence: Recomputed) -> str:
     events = moment.table_events
     if not events:
         return h.missing("No event at this moment: no trajectories.")
+    if evidence.hands:
+        return _hand_timeline(moment, evidence)
     fig, (ax, zoom) = h.new_figure(1180, 400, columns=2, ratios=(3, 2))
     for card in evidence.cards:
         _plot_card(ax, card)
@@ -441,7 +461,6 @@ def _timeline(moment: Moment, evidence: Recomputed) -> str:
             for c in evidence.cards
             if c.track is None or c.contact is None
         )
-        + _slap_note(events)
     )
 
 
@@ -455,7 +474,7 @@ def _contacts(moment: Moment, evidence: Recomputed) -> list[tuple[TableEvent, fl
     """(event, t, sd, where from) of each contested event's contact: recomputed, else logged."""
     out = []
     for ev in moment.table_events:
-        card = next((c for c in evidence.cards if c.event is ev and c.contact is not None), None)
+        card = _recomputed(ev, evidence)
         logged = (ev.evidence or {}).get("contact") or {}
         if card is not None and card.contact is not None:
             out.append((ev, card.contact.t, card.contact.sd, "recomputed"))
@@ -484,7 +503,7 @@ def _plot_contacts(ax: Any, moment: Moment, evidence: Recomputed) -> None:
             density,
             color=colour,
             linewidth=1.5,
-            label=f"{ev.player} {getattr(ev, 'card', ev.kind)}: {t:.3f} +- {sd:.3f} s ({source})",
+            label=f"{ev.player} {getattr(ev, 'card', ev.kind)}: {t:.3f} ± {sd:.3f} s ({source})",
         )
         ax.axvline(t, color=colour, linewidth=1)
     frames = [ft for ft in evidence.times.values() if lo <= ft <= hi]
@@ -538,20 +557,74 @@ def _plot_logged(ax: Any, ev: TableEvent, *, with_track: bool) -> bool:
     return True
 
 
-def _slap_note(events: list[TableEvent]) -> str:
-    if any(isinstance(e, Slap) for e in events):
-        return h.missing(
-            "Hand tracks are not recomputed for slaps: the plot shows the hand-stop times the log "
-            "recorded (triangles, with their sd)."
+def _hand_timeline(moment: Moment, evidence: Recomputed) -> str:
+    """Slaps: each hand's picture change and its area over the pile, its stop, the spreads."""
+    fig, (ax, zoom) = h.new_figure(1180, 520, columns=2, ratios=(3, 2))
+    area = ax.twinx()
+    for hand in evidence.hands:
+        _plot_hand(ax, area, hand)
+    for ev in moment.table_events:
+        _plot_logged(ax, ev, with_track=any(c.event is ev and c.track is not None for c in evidence.hands))
+    _frame_ticks(ax, evidence)
+    ax.set_xlabel("game time (s)")
+    ax.set_ylabel("picture change (grey levels)")
+    area.set_ylabel("area over the pile (mm², dashed)")
+    ts = [t for c in evidence.hands if c.track is not None for t in c.track.times]
+    if ts:
+        ax.set_xlim(min(ts) - 0.05, max(ts) + 0.05)
+    ax.set_ylim(bottom=0)
+    area.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    lines, labels = ax.get_legend_handles_labels()
+    more, more_labels = area.get_legend_handles_labels()
+    ax.legend(lines + more, labels + more_labels, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14),
+              ncol=3)
+    ax.set_title("Each hand round the pile: its picture stops changing when the palm lands", fontsize=10)
+    _plot_contacts(zoom, moment, evidence)
+    zoom.set_title("When each hand came down (estimate and spread)", fontsize=10)
+    fig.tight_layout()
+    body = h.plot_tag(fig, alt="timeline of the slapping hands")
+    window = next((c.frames for c in evidence.hands if c.frames), [])
+    what = (
+        f'<p class="small">Recomputed from frames {window[0]}-{window[-1]} (the arbiter\'s window: '
+        "from before the first slap to both hands lying still), the hands split round the pile as the "
+        "referee split them (docs/arbitration.md, \"How: slaps\"); the stop is where the change falls to "
+        "the floor of the last frames. Triangles: the times the log recorded.</p>"
+        if window
+        else ""
+    )
+    return (
+        body
+        + what
+        + _contact_table(moment, evidence)
+        + "".join(
+            h.missing(f"{c.player}'s slap: no hand track: {c.error}")
+            for c in evidence.hands
+            if c.track is None or c.contact is None
         )
-    return ""
+    )
+
+
+def _plot_hand(ax: Any, area: Any, hand: HandEvidence) -> None:
+    if hand.track is None:
+        return
+    colour = h.PLAYER_COLOURS[hand.player]
+    track = hand.track
+    ax.plot(track.times, track.change, "o-", color=colour, markersize=4, linewidth=1,
+            label=f"{hand.player}'s hand: picture change")
+    area.plot(track.times, track.own_pile_mm2, "--", color=colour, linewidth=1.2,
+              label=f"{hand.player}'s hand: area over the pile")
+    if hand.contact is not None:
+        c = hand.contact
+        ax.axvspan(c.t - c.sd, c.t + c.sd, color=colour, alpha=0.15)
+        ax.axvline(c.t, color=colour, linewidth=1.2, label=f"{hand.player}: slap {c.t:.3f} s")
 
 
 def _contact_table(moment: Moment, evidence: Recomputed) -> str:
     rows = []
     for ev in moment.table_events:
         contact = (ev.evidence or {}).get("contact") or {}
-        card = next((c for c in evidence.cards if c.event is ev), None)
+        card = _recomputed(ev, evidence)
         again = card.contact if card is not None else None
         rows.append(
             [
@@ -571,6 +644,25 @@ def _contact_table(moment: Moment, evidence: Recomputed) -> str:
     ) + (
         '<p class="small">The recorded video is re-encoded (H.264), so a recomputed estimate may differ '
         "from the referee's by a few ms.</p>"
+    ) + _hand_split_note(moment, evidence)
+
+
+def _hand_split_note(moment: Moment, evidence: Recomputed) -> str:
+    """A slap whose recomputed stop lies more than two sds from the logged one: why it can."""
+    off = []
+    for hand in evidence.hands:
+        t = hand.logged.get("contact_t")
+        c = hand.contact
+        if c is not None and t is not None and abs(c.t - float(t)) > 2 * c.sd:
+            off.append(f"{hand.player}'s ({(c.t - float(t)) * 1000:+.0f} ms)")
+    if not off:
+        return ""
+    return (
+        f"<p><b>Note:</b> {' and '.join(off)} recomputed hand stop differs from the log's by more than "
+        "twice its spread. The hands over the pile are split between the players along colour edges "
+        "and what moves (docs/arbitration.md, \"Hands of the same skin\"); on the re-encoded video the "
+        "split can fall elsewhere, and a hand given part of the other hand's moving pixels stops later. "
+        "The referee judged the frames it saw: the log's times are what it used.</p>"
     )
 
 
@@ -604,7 +696,22 @@ def _layering(moment: Moment, evidence: Recomputed) -> str:
         )
     )
     lay = evidence.layering
-    if lay is not None:
+    if lay is not None and evidence.hands:
+        rows = [[str(p), f"{last} mm²", f"{most} mm²", f"{1 - last / most:.0%}" if most else "-"]
+                for p, (last, most) in sorted(lay.shown.items())]
+        parts.append(
+            f"<p><b>Recomputed from the hands' last frame:</b> {h.esc(lay.reason)} "
+            f"(P(A's hand underneath) {lay.p_a_under:.2f})</p>"
+        )
+        parts.append(h.table(rows, ["player", "its hand over the pile at the end", "at most", "lost"]))
+        parts.append(
+            '<p class="small">The hand that came down first lies underneath: the later hand covers part '
+            "of it, so it loses area over the pile and the later one does not.</p>"
+        )
+    elif evidence.hands:
+        why = evidence.notes + [f"{c.player}: {c.error}" for c in evidence.hands if c.error]
+        parts.append(h.missing("Not recomputed: " + ("; ".join(why) or "one slap only")))
+    elif lay is not None:
         rows = [[str(p), f"{shown} of {blocks}"] for p, (shown, blocks) in sorted(lay.shown.items())]
         parts.append(
             f"<p><b>Recomputed from the settled frame {evidence.settled_frame}:</b> {h.esc(lay.reason)} "
@@ -664,10 +771,21 @@ def _sureness(moment: Moment, evidence: Recomputed) -> str:
             )
     arb = evidence.arbitration
     logged = _logged_arbitration(moment)
+    hands = bool(evidence.hands)
+    for hand in evidence.hands:
+        rows.append(
+            [
+                f"{hand.player}'s hand stop, recomputed",
+                _contact_text(hand.contact) if hand.contact is not None else f"not recomputed: {hand.error}",
+                "not estimated"
+                if hand.contact is None
+                else f"quality {hand.contact.quality:.2f} ({_quality_word(hand.contact.quality)})",
+            ]
+        )
     if arb is not None:
         rows.append(
             [
-                "trajectories: who touched first",
+                "hand stops: who slapped first" if hands else "trajectories: who touched first",
                 "no usable pair of times"
                 if arb.p_a_first_trajectory is None
                 else f"P(A first) {arb.p_a_first_trajectory:.2f}",
@@ -676,7 +794,7 @@ def _sureness(moment: Moment, evidence: Recomputed) -> str:
         )
         rows.append(
             [
-                "layering: whose card is underneath",
+                "layering: whose hand is underneath" if hands else "layering: whose card is underneath",
                 "no evidence"
                 if arb.p_a_first_layering is None
                 else f"P(A underneath) {arb.p_a_first_layering:.2f}",
@@ -685,16 +803,16 @@ def _sureness(moment: Moment, evidence: Recomputed) -> str:
         )
         rows.append(
             [
-                "the call, recomputed",
-                f"{arb.first or 'no call'}; agree: {_agree(arb.agree)}",
+                "the slap order, recomputed" if hands else "the call, recomputed",
+                _order(arb.first, moment) + f"; agree: {_agree(arb.agree)}",
                 f"{arb.confidence:.3f}",
             ]
         )
     if logged:
         rows.append(
             [
-                "the call in the log",
-                f"{logged.get('first') or 'no call'}; agree: {_agree(logged.get('agree'))}",
+                "the slap order in the log" if hands else "the call in the log",
+                _order(logged.get("first"), moment) + f"; agree: {_agree(logged.get('agree'))}",
                 f"{logged.get('confidence')}",
             ]
         )
@@ -707,6 +825,18 @@ def _sureness(moment: Moment, evidence: Recomputed) -> str:
         "first player when the combined evidence is at least 0.9 sure and the two kinds do not disagree "
         "(docs/arbitration.md).</p>"
     )
+
+
+def _order(first: object, moment: Moment) -> str:
+    """``first`` in words: for a slap race, the order of the two slaps."""
+    if not first:
+        return "no call"
+    players = {str(e.player) for e in moment.table_events}
+    slaps = all(e.kind == "slap" for e in moment.table_events)
+    if len(moment.table_events) == 2 and slaps and len(players) == 2:
+        other = next(p for p in players if p != str(first))
+        return f"{first} first, then {other}"
+    return str(first)
 
 
 def _agree(value: object) -> str:

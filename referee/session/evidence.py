@@ -10,7 +10,16 @@ touch placed on the fitted carry; for a race, the layering of the settled pile a
 Nothing is invented: a card the log names no face frame for, or whose frames are not in the
 recording, has no trajectory, and :attr:`CardEvidence.error` says why.
 
-Slaps: the log's hand-stop contact times are shown; hand tracks are not recomputed here.
+Slaps are recomputed as the arbiter made them when it released them (``Arbiter._slaps``):
+the tracker's colour views shrunk by 2 (``ZoneTracker.last_view_small``, made again by
+:meth:`~referee.vision.tracking.ZoneTracker.update` on the recorded frames) from
+``slap_before_frames`` before the first slap seen to the frame the slaps were released, the
+background ``slap_background_frames`` before that; both hands round the slapped pile
+(:func:`~referee.vision.arbitration.hand_tracks`), each hand's stop
+(:func:`~referee.vision.arbitration.estimate_slap_contact`) and, for two slaps on one pile,
+the lost area (:func:`~referee.vision.arbitration.hand_layering`) and the call
+(:func:`~referee.vision.arbitration.decide_slap`). A hand not found, or frames of the window
+missing from the recording, leave :attr:`HandEvidence.error` saying so.
 """
 
 from __future__ import annotations
@@ -23,7 +32,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from referee.events import Move, Play, TableEvent
+from referee.events import Move, Play, Slap, TableEvent
+from referee.live.arbitrate import ArbiterSettings
 from referee.live.source import Frame
 from referee.players import Player
 from referee.vision import arbitration as ar
@@ -52,6 +62,22 @@ class CardEvidence:
 
 
 @dataclass
+class HandEvidence:
+    """One slap: what the log says and the hand's track recomputed from the frames."""
+
+    event: Slap
+    logged: dict[str, Any]  # the event's evidence["contact"] (empty when the log has none)
+    track: ar.HandTrack | None = None
+    contact: ar.ContactEstimate | None = None
+    frames: list[int] = field(default_factory=list)  # the recorded frames of the track's views
+    error: str = ""  # why there is no track or no contact estimate
+
+    @property
+    def player(self) -> Player:
+        return self.event.player
+
+
+@dataclass
 class Recomputed:
     """The recomputed evidence and the rectified views it came from."""
 
@@ -63,6 +89,9 @@ class Recomputed:
     arbitration: ar.Arbitration | None = None
     settled_frame: int | None = None
     notes: list[str] = field(default_factory=list)
+    hands: list[HandEvidence] = field(default_factory=list)
+    hand_views: ar.HandViews | None = None  # the strip round the slapped pile, as hand_tracks split it
+    hand_geometry: ar.ViewGeometry | None = None  # of the small views the hands were followed in
 
 
 def rectify_frames(
@@ -79,6 +108,9 @@ def recompute(calibration: Any, frames: dict[int, Frame], events: list[TableEven
     pile (a race), read the layering and make the call again."""
     geo, views = rectify_frames(calibration, frames)
     out = Recomputed(geo, views, {k: f.t for k, f in frames.items()})
+    slaps = [e for e in events if isinstance(e, Slap)]
+    if slaps:
+        _slaps(calibration, frames, slaps, out)
     cards = [e for e in events if isinstance(e, Play | Move)]
     if not cards:
         return out
@@ -185,3 +217,124 @@ def _race(
             identities=identities,
         )
     out.arbitration = ar.decide_first_touch({c.player: c.contact for c in plays}, out.layering)
+
+
+# ---------------------------------------------------------------------- slaps
+
+SLAP = ArbiterSettings()  # the arbiter's windows (slap_before_frames, slap_after_frames, ...)
+
+
+def slap_span(events: list[TableEvent], settings: ArbiterSettings = SLAP) -> tuple[int, int] | None:
+    """The recorded frames a slap recomputation may need: from the background before the
+    first slap to the last frame the arbiter could have held them to."""
+    slaps = [e for e in events if isinstance(e, Slap)]
+    if not slaps:
+        return None
+    frames = [int(e.frame or 0) for e in slaps]
+    before = settings.slap_before_frames + settings.slap_background_frames + 2
+    used = [int(((e.evidence or {}).get("contact") or {}).get("frames_used") or 0) for e in slaps]
+    return max(0, min(frames) - before), max(frames) + max(settings.slap_after_frames, *used) + 1
+
+
+def _seen_t(ev: Slap) -> float:
+    """When the observer saw the slap (the arbiter's input; the log's t is the hand's stop)."""
+    seen = (ev.evidence or {}).get("seen_t")
+    return ev.t if seen is None else float(seen)
+
+
+def slap_window(
+    slaps: list[Slap], times: dict[int, float], settings: ArbiterSettings = SLAP
+) -> tuple[int, int, int] | str:
+    """(background frame, first view, last view) of the arbiter's hand window for ``slaps``,
+    as ``Arbiter._hand_views`` chose it when it released them: the last view is the frame it
+    released them in (``slap_after_frames`` after the later slap for a pair; for a lone slap
+    the log's ``frames_used`` says), the first ``slap_before_frames`` before the first slap
+    seen, the background ``slap_background_frames`` before that, within the
+    ``small_history_frames`` it kept. A string says why it cannot be placed."""
+    if not times:
+        return "no recorded frames"
+    later = max(int(e.frame or 0) for e in slaps)
+    used = [int(c["frames_used"]) for e in slaps for c in [(e.evidence or {}).get("contact") or {}]
+            if c.get("frames_used")]
+    first_t = min(_seen_t(e) for e in slaps)
+    known = sorted(times)
+    dt = float(np.median(np.diff([times[k] for k in known]))) if len(known) > 1 else 1 / 30
+    t_bg = first_t - (settings.slap_before_frames + settings.slap_background_frames + 0.5) * dt
+    last = later + settings.slap_after_frames
+    oldest = last - settings.small_history_frames + 1
+    bg = max(oldest, next((k for k in known if times[k] >= t_bg), oldest))
+    first = bg + settings.slap_background_frames
+    if len({e.player for e in slaps}) < 2 and used:  # a lone slap: held until the wait ran out
+        last = first + max(used) - 1
+    first = min(first, last - 4)
+    return bg, first, last
+
+
+def _small_views(calibration: Any, frames: dict[int, Frame], wanted: list[int]) -> dict[int, np.ndarray]:
+    """The tracker's small colour views (``last_view_small``) of ``wanted``, made by
+    :meth:`ZoneTracker.update` as the referee made them."""
+    tracker = ZoneTracker(calibration)
+    out: dict[int, np.ndarray] = {}
+    for k in wanted:
+        tracker.update(frames[k].image, frames[k].t)
+        if tracker.last_view_small is not None:
+            out[k] = tracker.last_view_small.copy()
+    return out
+
+
+def _slaps(calibration: Any, frames: dict[int, Frame], slaps: list[Slap], out: Recomputed) -> None:
+    """Each slapped pile's hands followed again, their stops and, for two slaps on one pile,
+    the layering and the call, as the arbiter made them."""
+    layout = calibration.layout
+    hands = [HandEvidence(e, dict((e.evidence or {}).get("contact") or {})) for e in slaps]
+    out.hands = hands
+    window = slap_window(slaps, out.times)
+    if isinstance(window, str):
+        for hand in hands:
+            hand.error = window
+        return
+    bg, first, last = window
+    needed = [bg, *range(first, last + 1)]
+    absent = [k for k in needed if k not in frames]
+    if absent:
+        why = (f"frames {absent[0]}-{absent[-1]} (of {bg}-{last}: the background and the hands' window) "
+               "are not in the recording: the video there is missing or damaged")
+        for hand in hands:
+            hand.error = why
+        return
+    small = _small_views(calibration, frames, needed)
+    geo = out.geometry
+    some = next(iter(small.values()))
+    full_w = next(iter(out.views.values())).shape[1] if out.views else some.shape[1] * 2
+    out.hand_geometry = ar.ViewGeometry(geo.px_per_mm * some.shape[1] / full_w, geo.margin_mm, geo.mat_mm)
+    ks = list(range(first, last + 1))
+    views = [small[k] for k in ks]
+    times = np.array([frames[k].t for k in ks])
+    for pile_n in sorted({e.pile for e in slaps}):
+        on = [hand for hand in hands if hand.event.pile == pile_n]
+        try:
+            tracks, hand_views = ar.hand_tracks(views, times, layout.zone(f"pile{pile_n}"), out.hand_geometry,
+                                                background=small[bg])
+        except ValueError as exc:
+            for hand in on:
+                hand.error = str(exc)
+            continue
+        if out.hand_views is None:
+            out.hand_views = hand_views
+        for hand in on:
+            hand.frames = ks
+            if hand.player not in tracks:
+                hand.error = f"no hand of {hand.player} reaches pile {pile_n}'s strip in the last view"
+                continue
+            hand.track = tracks[hand.player]
+            try:
+                hand.contact = ar.estimate_slap_contact(hand.track)
+            except ValueError as exc:
+                hand.error = str(exc)
+        players = {hand.player for hand in on}
+        if len(on) == 2 and len(players) == 2:
+            if all(hand.track is not None for hand in on):
+                out.layering = ar.hand_layering({p: tracks[p] for p in players})
+            else:
+                out.notes.append("a hand was not found round the pile: no layering")
+            out.arbitration = ar.decide_slap({hand.player: hand.contact for hand in on}, out.layering)
