@@ -491,7 +491,8 @@ class Observer:
     def _spit_player(self, change: ZoneChange, since: tuple[float, int]) -> Player | None:
         """Whose spit card landed on a pile: a player whose hand was at their packet shortly
         before (a visit not already spent on an earlier spit card); of two, the one whose hand
-        was over the pile, else the later visit. None: nobody's hand was at their packet."""
+        was on the pile in the ``SPIT_PLACE_S`` before the card touched it, else the later
+        visit. None: nobody's hand was at their packet."""
         visits = {}
         for player, packet in self._packet_zone.items():
             seen = self._hands_over.get(packet, {}).get(player, -1.0)
