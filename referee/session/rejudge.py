@@ -297,23 +297,29 @@ def compare(old: Sequence[Judgement], new: Sequence[Judgement], cover: Coverage 
     paired_old, paired_new = {i for i, _ in pairs}, {j for _, j in pairs}
     result = Comparison(changes, same, len(pairs), len(pairs))
     for k, judgement in enumerate(old):
-        if k in paired_old:
-            continue
-        if cover is None or cover.covers(judgement.t):
-            changes.append(Change("removed", judgement, None))
-            result.compared_old += 1
-        else:
-            result.not_compared_old.append(judgement)
+        if k not in paired_old:
+            _unpaired(result, judgement, "removed", cover)
     for k, judgement in enumerate(new):
-        if k in paired_new:
-            continue
-        if cover is None or cover.covers(judgement.t):
-            changes.append(Change("added", None, judgement))
-            result.compared_new += 1
-        else:
-            result.not_compared_new.append(judgement)
+        if k not in paired_new:
+            _unpaired(result, judgement, "added", cover)
     changes.sort(key=lambda c: (c.t, c.judgement.kind, c.judgement.where))
     return result
+
+
+def _unpaired(result: Comparison, judgement: Judgement, change: str, cover: Coverage | None) -> None:
+    """A judgement with no partner in the other run: ``removed`` (an old one) or ``added`` (a
+    new one) where both runs could judge, else counted as not compared."""
+    removed = change == "removed"
+    if cover is None or cover.covers(judgement.t):
+        result.changes.append(Change(change, judgement if removed else None, None if removed else judgement))
+        if removed:
+            result.compared_old += 1
+        else:
+            result.compared_new += 1
+    elif removed:
+        result.not_compared_old.append(judgement)
+    else:
+        result.not_compared_new.append(judgement)
 
 
 # ---------------------------------------------------------------------- versions

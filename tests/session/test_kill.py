@@ -57,17 +57,22 @@ def _first_segment_closed(out: Path) -> Callable[[], bool]:
     return lambda: index.is_file() and b'"event":"close"' in index.read_bytes()
 
 
-@pytest.mark.parametrize("moment", ["as it starts", "after the first segment"])
-def test_a_killed_replay_leaves_a_session_that_opens(model: Path, tmp_path: Path, moment: str) -> None:
-    out = tmp_path / "session"
+def start_replay(out: Path, model: Path, stdout: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
+    """`spit-referee replay --session` of the fixture in its own process, 1 s segments."""
     nice = ["nice", "-n", "10"] if shutil.which("nice") else []
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [*nice, sys.executable, "-c", "from referee.cli import main; main()", "replay",
          str(FIXTURE / "video.mp4"), "--calibration", str(FIXTURE / "calibration.yaml"),
          "--model", str(model), "--out", str(out), "--prelude", str(FIXTURE / "events.jsonl"),
          "--no-video", "--session", "--segment-seconds", "1"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "OPENCV_FFMPEG_LOGLEVEL": "-8"})
+
+
+@pytest.mark.parametrize("moment", ["as it starts", "after the first segment"])
+def test_a_killed_replay_leaves_a_session_that_opens(model: Path, tmp_path: Path, moment: str) -> None:
+    out = tmp_path / "session"
+    proc = start_replay(out, model)
     try:
         _wait(_started(out) if moment == "as it starts" else _first_segment_closed(out), proc)
         assert proc.poll() is None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import referee.live.source as source_module
 from referee.cli.main import main
 from referee.live.source import Frame, open_video
 from referee.session.verify import verify_session
-from tests.session.test_kill import FIXTURE, ROOT, _first_segment_closed, _wait
+from tests.session.test_kill import FIXTURE, _first_segment_closed, _wait, start_replay
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
 from card_model import build_card_model  # noqa: E402
@@ -37,14 +36,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _replay(out: Path, model: Path) -> subprocess.Popen[bytes]:
-    nice = ["nice", "-n", "10"] if shutil.which("nice") else []
-    return subprocess.Popen(
-        [*nice, sys.executable, "-c", "from referee.cli import main; main()", "replay",
-         str(FIXTURE / "video.mp4"), "--calibration", str(FIXTURE / "calibration.yaml"),
-         "--model", str(model), "--out", str(out), "--prelude", str(FIXTURE / "events.jsonl"),
-         "--no-video", "--session", "--segment-seconds", "1"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "OPENCV_FFMPEG_LOGLEVEL": "-8"})
+    return start_replay(out, model, stdout=subprocess.PIPE)
 
 
 def _assert_closed_cleanly(out: Path, stopped: str) -> dict[str, Any]:
