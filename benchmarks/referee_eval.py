@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,9 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
                    "precision": round(counts.precision, 4) if counts.precision is not None else None,
                    "recall": round(counts.recall, 4) if counts.recall is not None else None},
         "faults": {"truth": faults.total, "flagged": faults.right, "missed": len(total.missed_faults),
-                   "false": len(total.false_faults)},
+                   "false": len(total.false_faults),
+                   "missed_by_code": dict(Counter(str(f.verdict.code) for f in total.missed_faults)),
+                   "false_by_code": dict(Counter(str(f.verdict.code) for f in total.false_faults))},
         "first_touch_apart": acc(total.first_touch(within_frame=False)),
         "first_touch_within_frame": acc(total.first_touch(within_frame=True)),
         "slap_order": acc(total.slap_order()),

@@ -19,9 +19,10 @@ What it does, only when the observer gives a play (a pile settled), a move or sl
 - **plays and moves**: the card is followed from its slot through the kept views
   (:func:`~referee.vision.arbitration.track_card`) and its touch is placed on its carry
   (:func:`~referee.vision.arbitration.estimate_contact`). A good estimate (quality at least
-  ``min_quality``, within ``max_shift_s`` of the observer's time, before the zone settled)
-  replaces the observer's ``t``; the estimate goes into the event's evidence either way, and
-  ``start`` becomes the instant the track first moves;
+  ``min_quality``, within ``max_shift_s`` of the observer's time, before the zone settled;
+  for a card found underneath, any time after it left its slot up to ``max_shift_s`` past the
+  observer's, which is only a bound) replaces the observer's ``t``; the estimate goes into
+  the event's evidence either way, and ``start`` becomes the instant the track first moves;
 - **races** (one pile change that gives two plays by different players, the observer's card
   underneath first): both cards' tracks, the layering of the settled pile and the recognised
   top card go to :func:`~referee.vision.arbitration.decide_first_touch`; the plays are given
@@ -169,6 +170,7 @@ class Arbiter:
         """Start again with ``tracker`` (a new calibration: the old views no longer line up;
         held slaps stay held)."""
         self.layout = tracker.cal.layout
+        self._zone_ids = {z.id for z in self.layout.zones}
         self.geo = ar.ViewGeometry.of(tracker)
         self.geo_small: ar.ViewGeometry | None = None
         self._grey = ViewRing(self.s.history_frames)
@@ -315,8 +317,14 @@ class Arbiter:
 
     def _usable(self, est: _Estimate, ev: TableEvent, tracked: TrackedFrame) -> bool:
         c = est.contact
-        return (c is not None and c.quality >= self.s.min_quality and abs(c.t - ev.t) <= self.s.max_shift_s
-                and c.t < tracked.time)
+        if c is None or c.quality < self.s.min_quality or c.t >= tracked.time:
+            return False
+        if (ev.evidence or {}).get("underneath") is True:
+            # a card found underneath: the observer's time is only a bound (it touched before
+            # the card on top); the estimate may lie anywhere after the card left its slot
+            left = est.left if est.left is not None else ev.start
+            return (left is None or c.t > left) and c.t <= ev.t + self.s.max_shift_s
+        return abs(c.t - ev.t) <= self.s.max_shift_s
 
     def _single(self, ev: Play | Move, tracked: TrackedFrame) -> TableEvent:
         t0 = time.perf_counter()
@@ -325,7 +333,10 @@ class Arbiter:
             toward = self.layout.zone(f"pile{ev.pile}").center
         else:
             kind, slot = "move", ev.from_slot
-            toward = self.layout.zone(f"{ev.player}.stock{ev.to_slot}").center
+            target = f"{ev.player}.stock{ev.to_slot}"
+            if target not in self._zone_ids:  # onto a sixth pile, outside every zone: not followed
+                return ev
+            toward = self.layout.zone(target).center
         est = self._estimate(ev.player, slot, str(ev.card), ev.t, (float(toward[0]), float(toward[1])))
         self.costs.add(kind, time.perf_counter() - t0)
         use = self._usable(est, ev, tracked)

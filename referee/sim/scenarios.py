@@ -534,6 +534,16 @@ def two_cards(seed: int) -> Fragment:
     return s.build()
 
 
+def sixth_pile(seed: int) -> Fragment:
+    s = _standard("sixth-pile", seed, "A puts a card down outside the five stock slots "
+                  "(F_SIXTH_PILE, P5) and brings it back")
+    s.play(B, 4, 2, t=0.9)                                      # 8 on 9
+    s.move(A, 1, 6, t=1.75, start=1.15, expect="F_SIXTH_PILE")  # the 4 beyond slot 5
+    s.move(A, 6, 1, t=3.0, start=2.45)                          # and back
+    s.play(A, 1, 1, t=3.7, start=3.2)                           # 4 on 5
+    return s.build()
+
+
 def lighting(seed: int) -> Fragment:
     s = _standard("lighting", seed, "an exchange of plays while the room light dims and warms")
     s.play(A, 1, 1, t=0.95)
@@ -697,6 +707,7 @@ _register("two-hands", two_hands, "a player uses both hands at once (F_TWO_HANDS
 _register("two-cards", two_cards, "a player moves two cards at once (F_TWO_CARDS)")
 _register("lighting", lighting, "plays while the room light dims and warms")
 _register("camera-nudge", camera_nudge, "the camera is knocked mid-game")
+_register("sixth-pile", sixth_pile, "a card put outside the stock slots (F_SIXTH_PILE) and back")
 _register("selfplay", selfplay, "a whole self-played game with deliberate faults (long)", fixture=False)
 
 

@@ -42,7 +42,7 @@ from referee.cards import Card
 from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TableEvent, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.vision.mat import MatLayout, ZoneKind
-from referee.vision.tracking import HandBlob, TrackedFrame, ZoneChange
+from referee.vision.tracking import HandBlob, StrayChange, TrackedFrame, ZoneChange
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,14 @@ log = logging.getLogger(__name__)
 #: zone's picture moved, by kind of event: the median on the 17 fixtures with perfect
 #: recognition (``benchmarks/referee_eval.py --oracle --fixtures``; docs/observation.md). The
 #: 20 evaluation games are other seeds. ``TOUCH_LAG_SD``: their spread (p10-p90 / 2.5).
+#: a card taken back from under a later one is seen when it lands in its slot: it left the
+#: pile about this long before the hand came over the slot (carry of ~20 cm; docs/observation.md)
+TAKE_BACK_CARRY_S = 0.25
+#: a card found underneath another touched the pile about this long after it left its slot
+#: (the median carry of the 187 plays in the 20 evaluation games; 0.33-0.58 s for 80 %)
+PLAY_CARRY_S = 0.46
+#: a card at rest outside the zones waits this long for the departure that explains it
+STRAY_WAIT_S = 1.0
 TOUCH_LAG_S = {"play": 0.12, "spit": 0.10, "move": 0.10, "turn": 0.16, "take_back": 0.20, "take_pile": 0.23,
                "deal": 0.21}
 TOUCH_LAG_SD = 0.035
@@ -159,6 +167,10 @@ class Observer:
         self.slots = 5
         self._dealt_quiet: dict[Player, float] = {}  # latest quiet time of a dealt slot
         self._gone_before_settled: set[tuple[str, Player, int]] = set()  # explained before its slot settled
+        #: strays (cards at rest outside every zone) not yet explained, and those explained:
+        #: stray number -> (player, card) of the sixth pile it is
+        self._strays_waiting: list[StrayChange] = []
+        self._stray_cards: dict[int, tuple[Player, str]] = {}
 
     # ------------------------------------------------------------------ the first frame
     def start(self, readings: Mapping[str, ZoneReading], frame: int, t: float,
@@ -219,8 +231,47 @@ class Observer:
                 continue
             events += self._explain(change, reading, since)
         events += self._release_waiting(tracked)
+        events += self._stray_events(tracked)
         events += self._slap_events(tracked)
         events.sort(key=lambda e: e.t)
+        return events
+
+    def _stray_events(self, tracked: TrackedFrame) -> list[TableEvent]:
+        """A card at rest outside every zone is a sixth stock pile: a ``move`` to the slot
+        after the last (the engine faults it, F_SIXTH_PILE) of the card that last left a slot
+        of the player on whose half of the mat it lies. It waits up to ``STRAY_WAIT_S`` for
+        that departure (the slot may settle after the stray is seen)."""
+        for change in tracked.strays:
+            if change.present:
+                self._strays_waiting.append(change)
+            else:
+                self._strays_waiting = [w for w in self._strays_waiting if w.stray != change.stray]
+                if change.stray in self._stray_cards:
+                    log.info("frame %d: the card %s put outside the zones is gone", tracked.frame,
+                             self._stray_cards[change.stray][1])
+        events: list[TableEvent] = []
+        keep = []
+        for stray in self._strays_waiting:
+            player = Player.A if stray.centre_mm[1] > self.layout.size_mm[1] / 2 else Player.B
+            dep = next((d for d in reversed(self._departures)
+                        if not d.used and d.player is player
+                        and stray.quiet_time - PAIR_WINDOW_S <= d.start <= stray.quiet_time), None)
+            if dep is None:
+                if tracked.time - stray.time < STRAY_WAIT_S:
+                    keep.append(stray)
+                else:
+                    log.info("frame %d: a card at rest outside the zones at %s mm, from no slot of %s",
+                             tracked.frame, tuple(round(v) for v in stray.centre_mm), player)
+                continue
+            dep.used = True
+            self._stray_cards[stray.stray] = (player, dep.card)
+            events.append(Move(t=max(dep.start, stray.quiet_time - self.touch_lag_s.get("move", 0.1)),
+                               frame=tracked.frame, player=player, start=dep.start, from_slot=dep.slot,
+                               to_slot=self.slots + 1, card=Card.parse(dep.card),
+                               evidence={"stray": stray.stray, "at_mm": [round(v, 1) for v in stray.bbox_mm],
+                                         "area_mm2": round(stray.area_mm2), "settled_frame": stray.frame,
+                                         "contact_sd": TOUCH_LAG_SD}))
+        self._strays_waiting = keep
         return events
 
     def _slots_under(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
@@ -350,8 +401,21 @@ class Observer:
             return []
         if self._returning.pop(new, None) == (player, slot):
             return []  # back from a pile: the take-back was given when the pile changed
-        if any(p.card == new for pile in self.state.piles.values() for p in pile):
-            return []  # still on a pile as far as we know: the pile's change will explain it
+        stray = next((k for k, (p, c) in self._stray_cards.items() if p is player and c == new), None)
+        if stray is not None:  # back from outside the zones (a sixth pile)
+            del self._stray_cards[stray]
+            return [Move(t=self._touch(change, "move"), frame=change.frame, player=player,
+                         from_slot=self.slots + 1, to_slot=slot, card=Card.parse(new),
+                         evidence=self._evidence(change, reading, since, stray=stray))]
+        for pile_n, pile in self.state.piles.items():
+            if pile and pile[-1].card == new:
+                return []  # the top of a pile as far as we know: the pile's change will explain it
+            beneath = next((p for p in pile if p.card == new), None)
+            if beneath is not None:  # taken back from under a later card: the pile's top stays
+                pile.remove(beneath)
+                return [TakeBack(t=max(0.0, since[0] - TAKE_BACK_CARRY_S), frame=change.frame,
+                                 player=beneath.player or player, pile=pile_n, card=Card.parse(new),
+                                 evidence=self._evidence(change, reading, since, beneath=True))]
         card = Card.parse(new)
         evidence = self._evidence(change, reading, since)
         if old == "back":
@@ -441,12 +505,14 @@ class Observer:
                   and not self._maybe_elsewhere(d, change.zone)]
         top_source = self._source_of(new, change)
         under_t = t - 1.0 / 30
-        for dep in hidden:
+        for dep in sorted(hidden, key=lambda d: d.start):
             if top_source is not None and dep.player is top_source[0] and dep.slot == top_source[1]:
                 continue
             dep.used = True
             pile.append(_PileCard(dep.card, dep.player, dep.slot))
-            events.append(Play(t=under_t, frame=change.frame, player=dep.player, start=dep.start,
+            # it touched before the top card, and about a carry after it left its slot
+            touched = min(under_t, dep.start + PLAY_CARRY_S)
+            events.append(Play(t=touched, frame=change.frame, player=dep.player, start=dep.start,
                                slot=dep.slot, pile=pile_n,
                                hand=self._hand_of(dep.player, dep.start, dep.slot), card=Card.parse(dep.card),
                                evidence=self._evidence(change, reading, since, underneath=True,

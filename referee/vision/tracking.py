@@ -86,12 +86,45 @@ class HandBlob:
 
 
 @dataclass(frozen=True)
+class StrayChange:
+    """A card-sized thing that came to rest on the mat outside every zone (``present``), or
+    that is gone again (not ``present``): a card put down where no zone is (a sixth stock pile,
+    F_SIXTH_PILE). ``stray`` numbers it for the pair of changes; ``quiet_time`` is when its
+    picture stopped changing."""
+
+    stray: int
+    present: bool
+    frame: int
+    time: float
+    bbox_mm: tuple[float, float, float, float]
+    area_mm2: float
+    quiet_time: float
+
+    @property
+    def centre_mm(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.bbox_mm
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+@dataclass
+class _Stray:
+    stray: int
+    bbox_mm: tuple[float, float, float, float]
+    area_mm2: float
+    first: tuple[int, float]  # frame, time first seen
+    seen: int = 1  # frames seen in a row
+    missing: int = 0  # frames not seen in a row
+    announced: bool = False
+
+
+@dataclass(frozen=True)
 class TrackedFrame:
     frame: int
     time: float
     zones: dict[str, ZoneObservation]
     changes: tuple[ZoneChange, ...]
     hands: tuple[HandBlob, ...]
+    strays: tuple[StrayChange, ...] = ()
 
 
 @dataclass
@@ -127,6 +160,14 @@ class TrackerSettings:
     #: zones that may settle with a still hand over them: on a spit pile a card can land,
     #: rest and be taken back while the players' hands never leave it (touch races)
     settle_under_hand: tuple[str, ...] = ("pile1", "pile2")
+    #: strays (a card outside every zone): the settled background differs from the mat as it
+    #: was by this much (grey levels, any channel), over at least this share of a card ...
+    stray_diff: float = 15.0
+    stray_min_card: float = 0.35
+    #: ... and at most this many cards (a bigger change is light, or the camera moved)
+    stray_max_cards: float = 2.5
+    stray_frames: int = 3  # seen (or gone) for this many frames in a row
+    stray_zone_pad_mm: float = 8.0  # round each zone: a card askew on its zone is not a stray
 
 
 class ZoneTracker:
@@ -205,6 +246,26 @@ class ZoneTracker:
         self._mat_x_cells = (np.arange(self._out_w // cell) + 0.5) * cell / s - m
         self.last_mask: np.ndarray | None = None
         self._active_mask = np.zeros((1, 1), np.uint8)
+        # strays: cells on the mat and away from every zone, the mat as it was there when first
+        # seen clear (settled, no hand), and the strays followed
+        zone_pad = self.s.stray_zone_pad_mm
+        on_mat = ((self._mat_x_cells[None, :] > cell_mm) & (self._mat_x_cells[None, :] < w_mm - cell_mm)
+                  & (self._mat_y_cells[:, None] > cell_mm) & (self._mat_y_cells[:, None] < h_mm - cell_mm))
+        outside = on_mat & self._cells_valid
+        for z in calibration.layout.zones:
+            poly = z.polygon()
+            (x0, y0), (x1, y1) = poly.min(axis=0) - zone_pad, poly.max(axis=0) + zone_pad
+            outside &= ~((self._mat_x_cells[None, :] >= x0) & (self._mat_x_cells[None, :] <= x1)
+                         & (self._mat_y_cells[:, None] >= y0) & (self._mat_y_cells[:, None] <= y1))
+        self._outside = outside
+        self._clean: np.ndarray | None = None
+        self._clean_set = np.zeros_like(outside)
+        self._strays: list[_Stray] = []
+        self._next_stray = 1
+        self._last_time: float | None = None
+        self._frame_dt = 1 / 30
+        card_area = calibration.layout.card_mm[0] * calibration.layout.card_mm[1]
+        self._stray_area = (self.s.stray_min_card * card_area, self.s.stray_max_cards * card_area)
         #: the last frame's rectified view (BGR, ``px_per_mm``), its grey copy, and the view shrunk
         #: by 2 (BGR): kept for arbitration (referee/live/arbitrate.py); new arrays every frame
         self.last_view: np.ndarray | None = None
@@ -284,7 +345,11 @@ class ZoneTracker:
             covered = any_hand or (not st.settled and diff_ref > self.s.cover_level)
             # occupancy is only trusted when the zone is settled: between, the last settled answer
             obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion)
-        return TrackedFrame(idx, float(time), obs, tuple(changes), tuple(hands))
+        if self._last_time is not None and time > self._last_time:
+            self._frame_dt = float(time) - self._last_time
+        self._last_time = float(time)
+        strays = self._follow_strays(idx, float(time))
+        return TrackedFrame(idx, float(time), obs, tuple(changes), tuple(hands), strays)
 
     def _occupancy(self, zid: str, vgrey: np.ndarray) -> float:
         """How unlike the printed mat the zone's middle is: 1 - the normalised correlation of
@@ -387,6 +452,73 @@ class ZoneTracker:
         self.last_mask = keep
         self._active_mask = active
         return hands, keep
+
+
+    def _follow_strays(self, idx: int, time: float) -> tuple[StrayChange, ...]:
+        """Cards at rest outside every zone: where the settled background (``_hands``) now
+        differs from the mat as it was first seen clear there. A stray is announced once seen
+        ``stray_frames`` frames in a row, and again as gone once missing as long."""
+        if self._bg is None or self._still_cells is None or self.last_mask is None:
+            return ()
+        bg = self._bg.astype(np.float32)
+        if self._clean is None:
+            self._clean = bg.copy()
+        clear = (self._still_cells >= self.s.background_still) & (self.last_mask == 0) & self._outside
+        first = clear & ~self._clean_set
+        self._clean[first] = bg[first]
+        self._clean_set |= first
+        diff = np.abs(bg - self._clean).max(axis=2)
+        # the mat itself drifts slowly (light): follow it where it is close to what it was
+        near = clear & (diff <= self.s.stray_diff / 2)
+        self._clean[near] += 0.1 * (bg[near] - self._clean[near])
+        fg = (diff > self.s.stray_diff) & self._clean_set
+        if np.count_nonzero(fg) > 0.3 * max(1, int(np.count_nonzero(self._clean_set))):
+            log.info("frame %d: the mat outside the zones changed all over (light?): learnt again", idx)
+            self._clean_set[:] = False
+            fg[:] = False
+        mask = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        # a white card on a light mat differs most along its edge and print: fill what its
+        # outline encloses
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cell_mm = self._cell / self.s.px_per_mm
+        m = self.s.margin_mm
+        found: list[tuple[tuple[float, float, float, float], float]] = []
+        for contour in contours:
+            x, y, bw, bh = cv2.boundingRect(contour)
+            area_mm2 = max(cv2.contourArea(contour), 1.0) * cell_mm * cell_mm
+            if self._stray_area[0] <= area_mm2 <= self._stray_area[1]:
+                x0, y0 = x * cell_mm - m, y * cell_mm - m
+                found.append(((x0, y0, x0 + bw * cell_mm, y0 + bh * cell_mm), area_mm2))
+        out: list[StrayChange] = []
+        matched: set[int] = set()
+        for bbox, area_mm2 in found:
+            cx, cy = (bbox[0] + bbox[2]) / 2, (bbox[1] + bbox[3]) / 2
+            st = next((st for st in self._strays if id(st) not in matched
+                       and st.bbox_mm[0] <= cx <= st.bbox_mm[2]
+                       and st.bbox_mm[1] <= cy <= st.bbox_mm[3]), None)
+            if st is None:
+                st = _Stray(self._next_stray, bbox, area_mm2, (idx, time))
+                self._next_stray += 1
+                self._strays.append(st)
+            else:
+                st.bbox_mm, st.area_mm2, st.seen, st.missing = bbox, area_mm2, st.seen + 1, 0
+            matched.add(id(st))
+            if not st.announced and st.seen >= self.s.stray_frames:
+                st.announced = True
+                # it came to rest about ``background_still`` frames before the background took it
+                quiet = st.first[1] - self.s.background_still * self._frame_dt
+                out.append(StrayChange(st.stray, True, idx, time, bbox, area_mm2, quiet))
+        for st in list(self._strays):
+            if id(st) in matched:
+                continue
+            st.missing += 1
+            st.seen = 0 if not st.announced else st.seen
+            if st.missing >= self.s.stray_frames:
+                self._strays.remove(st)
+                if st.announced:
+                    quiet = time - (st.missing + self.s.background_still) * self._frame_dt
+                    out.append(StrayChange(st.stray, False, idx, time, st.bbox_mm, st.area_mm2, quiet))
+        return tuple(out)
 
 
 def _split_arms(blob: np.ndarray) -> dict[Player, np.ndarray]:

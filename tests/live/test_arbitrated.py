@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -183,3 +184,28 @@ def test_what_is_kept_is_bounded() -> None:
     assert referee.arbiter is not None
     assert referee.arbiter.memory_bytes < 80e6  # 60 grey views + 45 small colour ones at 960x540
     assert len(referee.arbiter.costs.calls["play"]) == 6  # once per play, not per frame
+
+
+def test_a_card_underneath_takes_its_touch_from_its_carry_well_before_the_observer_s() -> None:
+    from referee.cards import Card
+    from referee.live.arbitrate import Arbiter, _Estimate
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(cal))
+    now = TrackedFrame(100, 3.3, {}, (), ())
+    play = Play(t=2.0, frame=99, player=Player.A, start=1.0, slot=1, pile=1, card=Card.parse("4D"))
+    under = Play(t=2.0, frame=99, player=Player.A, start=1.0, slot=1, pile=1, card=Card.parse("4D"),
+                 evidence={"underneath": True})
+
+    def estimate(t: float, quality: float = 0.5, left: float | None = 1.2) -> _Estimate:
+        return _Estimate(ar.ContactEstimate(t, 0.02, 12, quality, "test"), left=left)
+
+    # a card on top: the estimate must lie near the observer's time (a wrong track lands far off)
+    assert arbiter._usable(estimate(1.9), play, now) and not arbiter._usable(estimate(1.6), play, now)
+    # a card underneath: the observer's time is only a bound; any time after the card left will do
+    assert arbiter._usable(estimate(1.6), under, now) and arbiter._usable(estimate(2.2), under, now)
+    assert not arbiter._usable(estimate(1.1), under, now)  # before it left its slot
+    assert not arbiter._usable(estimate(2.4), under, now)  # well after the bound
+    assert not arbiter._usable(estimate(1.6, quality=0.05), under, now)
+    assert not arbiter._usable(estimate(1.6, left=None), replace(under, start=1.7), now)

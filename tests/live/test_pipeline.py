@@ -100,3 +100,14 @@ def test_board_signals_follow_verdicts_and_calls() -> None:
     calls = [Call(t=1.0, call=CallKind.SPIT), Call(t=1.0, call=CallKind.SLAP_WINNER, player=Player.A, pile=1)]
     assert [str(s) for s in signals_for(fault, calls)] == ["fault:B", "spit-call", "slap-winner:A"]
     assert signals_for(legal, []) == []
+
+
+def test_a_card_put_outside_the_slots_is_a_sixth_pile() -> None:
+    referee, score, _ = referee_fixture("sixth-pile")
+    moves = [e for e in found_events(referee) if isinstance(e, Move)]
+    assert [(m.from_slot, m.to_slot, str(m.card)) for m in moves] == [(1, 6, "4H"), (6, 1, "4H")]
+    assert moves[0].evidence and moves[0].evidence["stray"] == 1  # seen outside every zone
+    assert abs(moves[0].t - 1.75) < 0.15  # the touch, from when the card came to rest
+    faults = [r for r in referee.records if isinstance(r, Verdict) and r.code]
+    assert [(f.player, f.code) for f in faults] == [(Player.A, "F_SIXTH_PILE")]
+    assert score.counts().precision == score.counts().recall == 1.0

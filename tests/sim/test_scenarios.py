@@ -34,6 +34,7 @@ EXPECTED: dict[str, tuple[list[str], set[str]]] = {
     "two-cards": (["F_TWO_CARDS"], set()),
     "lighting": ([], set()),
     "camera-nudge": ([], set()),
+    "sixth-pile": (["F_SIXTH_PILE"], set()),
 }
 FIXTURES = [name for name, sc in SCENARIOS.items() if sc.fixture]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from referee.events import Move, Play, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.vision.mat import MatLayout
-from referee.vision.observation import UNDER_WAIT_S, Observer, ZoneReading
+from referee.vision.observation import PLAY_CARRY_S, UNDER_WAIT_S, Observer, ZoneReading
 from referee.vision.tracking import HandBlob, TrackedFrame, ZoneChange, ZoneObservation
 
 FPS = 30.0
@@ -87,6 +87,22 @@ def test_a_take_back_uncovers_the_card_beneath(layout: MatLayout) -> None:
     assert table.frame_with({"A.stock2": "KD"}) == []  # back in its slot: no turn
 
 
+def test_a_card_taken_back_from_under_a_later_card(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})  # A's king on the five: illegal, to be taken back
+    table.frame_with({"B.stock1": "empty"})
+    table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))  # B's ten on top of it
+    # the king is taken from under the ten: the pile's top stays, the king is back in its slot
+    events = table.frame_with({"A.stock2": "KD"}, busy_frames=9)
+    assert [(type(e), e.player, e.pile, str(e.card)) for e in events] == [(TakeBack, Player.A, 1, "KD")]
+    assert events[0].evidence and events[0].evidence["beneath"] is True
+    since = (table.frame - 9) / FPS  # the hand came over the slot: the card had left the pile before
+    assert since - 0.5 < events[0].t < since
+    # the pile as the observer sees it now: 5D, 10C (the king is gone from it)
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "10C"]
+
+
 def test_the_card_underneath_after_a_race_touched_first(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty", "B.stock2": "back"})
@@ -95,6 +111,19 @@ def test_the_card_underneath_after_a_race_touched_first(layout: MatLayout) -> No
     events = table.frame_with({"pile1": "QC"}, hands=both)  # only B's card is seen: A's is under it
     assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC")]
     assert events[0].t < events[1].t and events[0].evidence["underneath"] is True
+
+
+def test_a_card_underneath_touched_about_a_carry_after_it_left(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty"})
+    left = table.obs._departures[-1].start
+    both = (hand(Player.A, "pile1"), hand(Player.B, "pile1"))
+    table.frame_with({"B.stock2": "back"}, hands=both)
+    table.idle(30, hands=both, unsettled=("pile1",))  # the pile stays busy for a second
+    events = table.frame_with({"pile1": "QC"}, hands=both)
+    assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC")]
+    # not just before the top card: a carry (PLAY_CARRY_S) after it left its slot
+    assert events[0].t == left + PLAY_CARRY_S < events[1].t - 0.5
 
 
 def test_a_card_on_the_way_to_the_other_pile_is_not_underneath(layout: MatLayout) -> None:
