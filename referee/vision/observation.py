@@ -226,7 +226,8 @@ class Observer:
             reading = readings.get(change.zone)
             if reading is None:
                 continue
-            if self._order(change.zone) == 2 and self._slots_under(change, reading, since, tracked):
+            if self._order(change.zone) == 2 and self._slots_under(change, reading, since, tracked,
+                                                                   busy_piles=settling):
                 self._waiting.append((change, reading, since))
                 continue
             events += self._explain(change, reading, since)
@@ -275,7 +276,8 @@ class Observer:
         return events
 
     def _slots_under(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
-                     tracked: TrackedFrame, settling: Collection[str] = ()) -> set[str]:
+                     tracked: TrackedFrame, settling: Collection[str] = (),
+                     busy_piles: Collection[str] = ()) -> set[str]:
         """A pile took a new top while stock slots of a player whose hand was on the pile are
         still unsettled, showing a face-up card other than the new top: that card may have gone
         onto the pile first, underneath (a touch race, two cards at once). Until such a slot
@@ -284,10 +286,17 @@ class Observer:
         if self._zone.get(change.zone) is None or self._zone[change.zone].kind is not ZoneKind.PILE \
                 or reading.label in FACE_UP_LABELS:
             return set()
-        if any(not d.used and since[0] - PAIR_WINDOW_S <= d.time <= change.time + 1e-9
-               and d.card != reading.label and self._hand_was_over(change.zone, d.player, since[0])
-               for d in self._departures):
-            return set()  # a card that left a slot lies underneath already: no need to wait for more
+        candidates = [d for d in self._departures
+                      if not d.used and since[0] - PAIR_WINDOW_S <= d.time <= change.time + 1e-9
+                      and d.card != reading.label and self._hand_was_over(change.zone, d.player, since[0])]
+        if candidates:
+            # a card that left a slot may lie underneath already (no need to wait for more slots),
+            # or its arm only passed over this pile on the way to the other one: while that pile
+            # is busy, wait for it (its change, explained first, takes the card if it is there)
+            if all(self._maybe_elsewhere(d, change.zone) for d in candidates):
+                return set()  # surely on its way there (a hand of its player is on that pile)
+            return {z for z in self._pile_zone.values() if z != change.zone
+                    and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None and not obs.settled))}
         slots = set()
         for (player, _), zone in self._slot_zone.items():
             top = self.state.tops.get(zone, "empty")
@@ -302,7 +311,8 @@ class Observer:
                             ) -> bool:
         """Whether a change must be explained after the waiting pile changes: it is another
         pile's, or another slot of a player they wait for."""
-        awaited = {z for waiting in self._waiting for z in self._slots_under(*waiting, tracked, settling)}
+        awaited = {z for waiting in self._waiting
+                   for z in self._slots_under(*waiting, tracked, settling, busy_piles=settling)}
         zone = self._zone.get(change.zone)
         if zone is None or change.zone in awaited:
             return False

@@ -137,6 +137,19 @@ def test_a_card_on_the_way_to_the_other_pile_is_not_underneath(layout: MatLayout
     assert [(type(e), str(e.card), e.pile) for e in second] == [(Play, "7H", 2)]
 
 
+def test_a_pile_waits_while_a_passing_arm_may_carry_its_card_to_the_other_pile(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})  # KD left A's slot 2 ...
+    table.frame_with({"B.stock4": "back"})  # ... and 8S B's slot 4
+    # B puts 8S on pile 1 while A's arm passes over pile 1 on its way to pile 2 (still busy):
+    # KD might lie under 8S, or be on its way; pile 1 waits for pile 2
+    over_pile1 = (hand(Player.A, "pile1"), hand(Player.B, "pile1"))
+    assert table.frame_with({"pile1": "8S"}, hands=over_pile1, unsettled=("pile2",)) == []
+    events = table.frame_with({"pile2": "KD"}, hands=(hand(Player.A, "pile2"),), busy_frames=0)
+    assert [(e.player, str(e.card), e.pile) for e in events] == [(Player.B, "8S", 1), (Player.A, "KD", 2)]
+    assert (events[0].evidence or {}).get("underneath") is not True
+
+
 def test_a_card_moved_to_an_empty_slot_and_a_spit_card(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})
