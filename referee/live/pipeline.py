@@ -147,6 +147,7 @@ class Referee:
         self.camera_moved = False
         self._prelude = list(prelude)
         self._started = False
+        self._last_tracked: TrackedFrame | None = None
         self._emit(GameStart(t=0.0, frame=0, game=game, rules=self.rules, seed=seed))
         for ev in self._prelude:
             self._judge(ev, StepResult(0, 0.0, TrackedFrame(0, 0.0, {}, (), ())), quiet=True)
@@ -155,6 +156,7 @@ class Referee:
     def step(self, frame: Frame) -> StepResult:
         t0 = time.perf_counter()
         tracked = self.tracker.update(frame.image, frame.t)
+        self._last_tracked = tracked
         if self.arbiter is not None:
             self.arbiter.observe(self.tracker, tracked, self.observer.state.tops)
         result = StepResult(frame.index, frame.t, tracked)
@@ -246,6 +248,13 @@ class Referee:
         return status
 
     def finish(self) -> list[Record]:
+        last = self._last_tracked
+        if last is not None:  # pile changes still waiting, events held behind a spit card
+            tail = self.observer.flush(last)
+            items = (self.arbiter.refine(tail, last, not_before=self._last_t) if self.arbiter is not None
+                     else [Arbitrated(ev) for ev in tail])
+            for item in items:
+                self._judge(item.event, StepResult(-1, last.time, last), item=item)
         if self.arbiter is not None:
             for item in self.arbiter.flush(not_before=self._last_t):
                 t = item.event.t

@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -58,6 +58,11 @@ TAKE_BACK_CARRY_S = 0.25
 PLAY_CARRY_S = 0.46
 #: a card at rest outside the zones waits this long for the departure that explains it
 STRAY_WAIT_S = 1.0
+#: a spit card waits at most this long for a busy stock slot that may hold an earlier turn ...
+SPIT_WAIT_S = 1.5
+#: ... which is then put this long after the hand came over the slot (in the evaluation games
+#: a turn found late came 0.3-0.6 s after the arm arrived; the slot settled 1-2 s later)
+TURN_AFTER_ARRIVAL_S = 0.4
 TOUCH_LAG_S = {"play": 0.12, "spit": 0.10, "move": 0.10, "turn": 0.16, "take_back": 0.20, "take_pile": 0.23,
                "deal": 0.21}
 TOUCH_LAG_SD = 0.035
@@ -171,6 +176,10 @@ class Observer:
         #: stray number -> (player, card) of the sixth pile it is
         self._strays_waiting: list[StrayChange] = []
         self._stray_cards: dict[int, tuple[Player, str]] = {}
+        #: events held back behind a spit card (``_hold_spits``) and since when
+        self._held: list[TableEvent] = []
+        self._held_at: float | None = None
+        self._slot_zones = set(self._slot_zone.values())
 
     # ------------------------------------------------------------------ the first frame
     def start(self, readings: Mapping[str, ZoneReading], frame: int, t: float,
@@ -211,9 +220,12 @@ class Observer:
         """Events explained by this frame's settled changes (``readings`` has a reading for
         each zone in ``tracked.changes``), plus slaps seen on the hands."""
         self._follow_hands(tracked)
+        changed = {c.zone for c in tracked.changes}
         for zid, obs in tracked.zones.items():
-            if not obs.settled and zid not in self._unsettled_since:
-                self._unsettled_since[zid] = (tracked.time, tracked.frame)
+            if not obs.settled:
+                self._unsettled_since.setdefault(zid, (tracked.time, tracked.frame))
+            elif zid not in changed:  # settled again with nothing new: that busy spell is over
+                self._unsettled_since.pop(zid, None)
         events: list[TableEvent] = []
         changes = sorted(tracked.changes, key=lambda c: self._order(c.zone))
         settling = {c.zone for c in changes}  # zones settling now: still unsettled for what waits
@@ -234,8 +246,48 @@ class Observer:
         events += self._release_waiting(tracked)
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
-        events.sort(key=lambda e: e.t)
-        return events
+        return self._hold_spits(tracked, events)
+
+    def flush(self, tracked: TrackedFrame) -> list[TableEvent]:
+        """What is still waiting or held at the end of the video, in time order."""
+        events = self._release_waiting(tracked, force=True) + self._held
+        self._held, self._held_at = [], None
+        return sorted(events, key=lambda e: e.t)
+
+    def _hold_spits(self, tracked: TrackedFrame, events: list[TableEvent]) -> list[TableEvent]:
+        """Events in time order, but a spit card (and everything after it) is held while a
+        stock slot that has been busy since before it touched is still busy, at most
+        ``SPIT_WAIT_S``: a card turned there first (which may have blocked play, making the spit
+        legal) is seen only when the arm leaves the slot. Such a turn is put before the spit."""
+        pending = sorted(self._held + events, key=lambda e: e.t)
+        self._held = []
+        busy = [since for zone, since in self._unsettled_since.items() if zone in self._slot_zones]
+        out: list[TableEvent] = []
+        for ev in pending:
+            if not self._held and isinstance(ev, SpitTurn) and not (ev.evidence or {}).get("prelude") \
+                    and any(t < ev.t for t, _ in busy):
+                if self._held_at is None:
+                    self._held_at = tracked.time
+                if tracked.time - self._held_at < SPIT_WAIT_S:
+                    self._held.append(ev)
+                    continue
+            (self._held if self._held else out).append(ev)
+        if not self._held:
+            self._held_at = None
+        spits = [e for e in out if isinstance(e, SpitTurn)]
+        if spits:  # a turn whose slot was busy since before a spit came first
+            out = [self._turn_before(e, spits) if isinstance(e, Turn) else e for e in out]
+            out.sort(key=lambda e: e.t)
+        return out
+
+    def _turn_before(self, turn: Turn, spits: list[SpitTurn]) -> Turn:
+        since_t = (turn.evidence or {}).get("since_t")
+        first = min((s for s in spits if s.t < turn.t), key=lambda s: s.t, default=None)
+        if first is None or not isinstance(since_t, float) or since_t >= first.t:
+            return turn
+        t = min(first.t - 0.01, since_t + TURN_AFTER_ARRIVAL_S)
+        return replace(turn, t=t, evidence={**(turn.evidence or {}), "settle_t": round(turn.t, 4),
+                                            "before_spit": True})
 
     def _stray_events(self, tracked: TrackedFrame) -> list[TableEvent]:
         """A card at rest outside every zone is a sixth stock pile: a ``move`` to the slot
@@ -372,7 +424,8 @@ class Observer:
 
     def _evidence(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                   **extra: object) -> dict[str, object]:
-        return {"zone": change.zone, "since_frame": since[1], "settled_frame": change.frame,
+        return {"zone": change.zone, "since_frame": since[1], "since_t": round(since[0], 4),
+                "settled_frame": change.frame,
                 "read": reading.label, "read_confidence": round(reading.confidence, 3),
                 "contact_sd": TOUCH_LAG_SD, **extra}
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 from referee.events import Move, Play, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.vision.mat import MatLayout
-from referee.vision.observation import PLAY_CARRY_S, UNDER_WAIT_S, Observer, ZoneReading
+from referee.vision.observation import (
+    PLAY_CARRY_S,
+    SPIT_WAIT_S,
+    TURN_AFTER_ARRIVAL_S,
+    UNDER_WAIT_S,
+    Observer,
+    ZoneReading,
+)
 from referee.vision.tracking import HandBlob, TrackedFrame, ZoneChange, ZoneObservation
 
 FPS = 30.0
@@ -148,6 +155,32 @@ def test_a_pile_waits_while_a_passing_arm_may_carry_its_card_to_the_other_pile(l
     events = table.frame_with({"pile2": "KD"}, hands=(hand(Player.A, "pile2"),), busy_frames=0)
     assert [(e.player, str(e.card), e.pile) for e in events] == [(Player.B, "8S", 1), (Player.A, "KD", 2)]
     assert (events[0].evidence or {}).get("underneath") is not True
+
+
+def test_a_spit_card_waits_for_a_busy_slot_whose_turn_came_first(layout: MatLayout) -> None:
+    table = Table(layout)
+    # A turns the card of slot 3 and the arm stays over the slot; then B turns a spit card
+    table.idle(20, hands=(hand(Player.A, "A.stock3"), hand(Player.B, "B.packet")), unsettled=("A.stock3",))
+    turned_at = 1 / FPS  # the hand came over the slot in the first frame
+    spit_hands = (hand(Player.A, "A.stock3"), hand(Player.B, "pile2"))
+    assert table.frame_with({"pile2": "4C"}, hands=spit_hands, unsettled=("A.stock3",)) == []  # held
+    table.idle(20, unsettled=("A.stock3",))  # held while the slot stays busy
+    events = table.frame_with({"A.stock3": "6C"}, busy_frames=0)
+    assert [(type(e), e.player) for e in events] == [(Turn, Player.A), (SpitTurn, Player.B)]
+    turn, spit = events
+    assert turn.t < spit.t and turn.evidence["before_spit"] is True
+    assert abs(turn.t - (turned_at + TURN_AFTER_ARRIVAL_S)) < 1e-3
+
+
+def test_a_held_spit_card_waits_no_longer_than_its_limit(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.idle(2, hands=(hand(Player.A, "A.stock3"), hand(Player.B, "B.packet")), unsettled=("A.stock3",))
+    assert table.frame_with({"pile2": "4C"}, hands=(hand(Player.B, "pile2"),), unsettled=("A.stock3",)) == []
+    given = []
+    for _ in range(int(SPIT_WAIT_S * FPS) + 2):
+        given += table.frame_with(unsettled=("A.stock3",))
+    assert [type(e) for e in given] == [SpitTurn]
+    assert table.obs.flush(TrackedFrame(table.frame, table.frame / FPS, {}, (), ())) == []
 
 
 def test_a_card_moved_to_an_empty_slot_and_a_spit_card(layout: MatLayout) -> None:
