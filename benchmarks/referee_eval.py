@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/referee_eval.py                  # fixtures + 20 games, card model
     .venv/bin/python benchmarks/referee_eval.py --oracle         # recognition replaced by the truth
-    .venv/bin/python benchmarks/referee_eval.py --sets fixtures  # only the 17 fixtures
+    .venv/bin/python benchmarks/referee_eval.py --sets fixtures  # only the 18 fixtures
 
 Sets: ``fixtures`` (tests/fixtures/*) and ``games``: ``--games`` self-played games (seeds from
 ``--seed``, default 5000, which no test uses), the first ``--seconds`` of each rendered at
