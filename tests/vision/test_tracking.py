@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from referee.errors import InputError
+from referee.live.source import open_video
 from referee.vision.calibration import load_calibration
 from referee.vision.trackeval import FixtureScore, score_fixture
 from referee.vision.tracking import ZoneTracker
@@ -72,3 +73,29 @@ def test_frame_of_wrong_size_is_refused() -> None:
     first = tracker.update(np.full((540, 960, 3), 200, np.uint8), 0.0)
     assert first.frame == 0 and set(first.zones) == {z.id for z in cal.layout.zones}
     assert len(first.zones) == 14
+
+
+def strays_of(name: str) -> list:
+    fixture = FIXTURES / name
+    tracker = ZoneTracker(load_calibration(fixture / "calibration.yaml"))
+    found = []
+    with open_video(fixture / "video.mp4") as source:
+        for frame in source:
+            found += tracker.update(frame.image, frame.t).strays
+    return found
+
+
+def test_a_card_outside_every_zone_is_a_stray_until_taken_back() -> None:
+    strays = strays_of("sixth-pile")  # A puts the 4H beyond slot 5 at 1.75 s, takes it at ~2.6 s
+    assert [(s.stray, s.present) for s in strays] == [(1, True), (1, False)]
+    came, went = strays
+    x0, y0, x1, y1 = came.bbox_mm
+    assert x0 > 473 + 38 and y0 > 210  # beyond A's slot 5 (centre x 473, 76 mm wide), A's half
+    assert 50 < x1 - x0 < 80 and 75 < y1 - y0 < 110  # a card's outline (63 x 88 mm)
+    assert 1.75 <= came.quiet_time < 1.75 + 0.2 and came.time < 2.2
+    assert 2.45 < went.quiet_time < 3.0
+
+
+@pytest.mark.parametrize("name", ["exchange", "take-back", "slap-different", "lighting"])
+def test_no_stray_where_every_card_stays_in_its_zones(name: str) -> None:
+    assert strays_of(name) == []
