@@ -93,6 +93,7 @@ class _Action:
     start: float
     t: float
     hand: str | None
+    pile: int | None = None  # a play's spit pile
 
 
 @dataclass(frozen=True)
@@ -550,10 +551,15 @@ class Game:
         """P6: an action that began before the same player's previous one ended."""
         previous = self._last_action.get(ev.player)
         start = ev.start if ev.start is not None else ev.t
-        self._last_action[ev.player] = _Action(start, ev.t, ev.hand)
+        pile = ev.pile if isinstance(ev, Play) else None
+        self._last_action[ev.player] = _Action(start, ev.t, ev.hand, pile)
         if previous is None or ev.start is None or start >= previous.t:
             return None
-        if ev.hand is not None and previous.hand is not None and ev.hand != previous.hand:
+        if ev.hand is not None and previous.hand is not None:
+            two_hands = ev.hand != previous.hand
+        else:  # a hand not seen: two plays that overlap onto the two spit piles took two hands
+            two_hands = pile is not None and previous.pile is not None and pile != previous.pile
+        if two_hands:
             return None if self.rules.two_hands else Fault.TWO_HANDS
         return Fault.TWO_CARDS
 

@@ -166,7 +166,8 @@ class TrackerSettings:
     stray_min_card: float = 0.35
     #: ... and at most this many cards (a bigger change is light, or the camera moved)
     stray_max_cards: float = 2.5
-    stray_frames: int = 3  # seen (or gone) for this many frames in a row
+    stray_every: int = 3  # looked for every this many frames (a card lying still is not urgent)
+    stray_frames: int = 3  # seen (or gone) this many looks in a row
     stray_zone_pad_mm: float = 8.0  # round each zone: a card askew on its zone is not a stray
 
 
@@ -348,7 +349,7 @@ class ZoneTracker:
         if self._last_time is not None and time > self._last_time:
             self._frame_dt = float(time) - self._last_time
         self._last_time = float(time)
-        strays = self._follow_strays(idx, float(time))
+        strays = self._follow_strays(idx, float(time)) if idx % self.s.stray_every == 0 else ()
         return TrackedFrame(idx, float(time), obs, tuple(changes), tuple(hands), strays)
 
     def _occupancy(self, zid: str, vgrey: np.ndarray) -> float:
@@ -457,7 +458,8 @@ class ZoneTracker:
     def _follow_strays(self, idx: int, time: float) -> tuple[StrayChange, ...]:
         """Cards at rest outside every zone: where the settled background (``_hands``) now
         differs from the mat as it was first seen clear there. A stray is announced once seen
-        ``stray_frames`` frames in a row, and again as gone once missing as long."""
+        ``stray_frames`` looks in a row (one every ``stray_every`` frames), and again as gone once
+        missing as long."""
         if self._bg is None or self._still_cells is None or self.last_mask is None:
             return ()
         bg = self._bg.astype(np.float32)
@@ -465,12 +467,14 @@ class ZoneTracker:
             self._clean = bg.copy()
         clear = (self._still_cells >= self.s.background_still) & (self.last_mask == 0) & self._outside
         first = clear & ~self._clean_set
-        self._clean[first] = bg[first]
-        self._clean_set |= first
-        diff = np.abs(bg - self._clean).max(axis=2)
+        if first.any():
+            np.copyto(self._clean, bg, where=first[..., None])
+            self._clean_set |= first
+        delta = bg - self._clean
+        diff = np.abs(delta).max(axis=2)
         # the mat itself drifts slowly (light): follow it where it is close to what it was
         near = clear & (diff <= self.s.stray_diff / 2)
-        self._clean[near] += 0.1 * (bg[near] - self._clean[near])
+        self._clean += 0.1 * delta * near[..., None]
         fg = (diff > self.s.stray_diff) & self._clean_set
         if np.count_nonzero(fg) > 0.3 * max(1, int(np.count_nonzero(self._clean_set))):
             log.info("frame %d: the mat outside the zones changed all over (light?): learnt again", idx)
@@ -506,7 +510,7 @@ class ZoneTracker:
             if not st.announced and st.seen >= self.s.stray_frames:
                 st.announced = True
                 # it came to rest about ``background_still`` frames before the background took it
-                quiet = st.first[1] - self.s.background_still * self._frame_dt
+                quiet = st.first[1] - (self.s.background_still + self.s.stray_every / 2) * self._frame_dt
                 out.append(StrayChange(st.stray, True, idx, time, bbox, area_mm2, quiet))
         for st in list(self._strays):
             if id(st) in matched:
@@ -516,7 +520,8 @@ class ZoneTracker:
             if st.missing >= self.s.stray_frames:
                 self._strays.remove(st)
                 if st.announced:
-                    quiet = time - (st.missing + self.s.background_still) * self._frame_dt
+                    frames = st.missing * self.s.stray_every + self.s.background_still
+                    quiet = time - frames * self._frame_dt
                     out.append(StrayChange(st.stray, False, idx, time, st.bbox_mm, st.area_mm2, quiet))
         return tuple(out)
 

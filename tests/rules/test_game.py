@@ -145,6 +145,21 @@ def test_one_card_at_a_time_and_one_hand(rules: RuleSet, second_hand: Hand, expe
     assert s.code("play", A, slot=2, pile=2, card="10D", dt=0.1, start=t + 0.5, hand=second_hand) == expected
 
 
+@covers("P6", "V4")
+@pytest.mark.parametrize(("rules", "second_pile", "card", "expected"), [
+    (RuleSet(), 2, "10D", "F_TWO_HANDS"),  # onto the other pile at once: not one hand
+    (RuleSet(), 1, "7D", "F_TWO_CARDS"),
+    (RuleSet(two_hands=True), 2, "10D", None),
+])
+def test_with_the_hands_not_seen_two_piles_at_once_took_two_hands(rules: RuleSet, second_pile: int, card: str,
+                                                                   expected: str | None) -> None:
+    s = Script(rules)
+    s.start(["6S", card, *A_TOPS[2:]], B_TOPS)  # spit cards 5H (pile 1) and 9C (pile 2)
+    t = s.t
+    s.do("play", A, slot=1, pile=1, card="6S", dt=1.0, start=t + 0.2)  # no hand given: not seen
+    assert s.code("play", A, slot=2, pile=second_pile, card=card, dt=0.1, start=t + 0.5) == expected
+
+
 @covers("P6")
 def test_actions_one_after_the_other_are_not_two_cards() -> None:
     s = Script()
