@@ -416,7 +416,7 @@ class Recognizer:
     def detect_batch(self, images: Sequence[np.ndarray], size: tuple[int, int] | None = None
                      ) -> Detections:
         """:meth:`detect` for several images at once (``image_index`` says which)."""
-        return concat([d for d, _ in self._detect(images, size)])
+        return concat(self._detect(images, size))
 
     def _locate(self, images: Sequence[np.ndarray], size: tuple[int, int]
                 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -429,9 +429,8 @@ class Recognizer:
             found.append((lb.to_image(xyxy), scores, cls))
         return found
 
-    def _detect(self, images: Sequence[np.ndarray], size: tuple[int, int] | None
-                ) -> list[tuple[Detections, np.ndarray]]:
-        """Per image: its detections and the mask of lone corner indices among them.
+    def _detect(self, images: Sequence[np.ndarray], size: tuple[int, int] | None) -> list[Detections]:
+        """Per image: its detections.
 
         Whole images are run at each of ``scales`` (the detector learnt cards of one range of
         sizes; a close-up photo's cards are found at the smaller scale) and the boxes merged."""
@@ -466,12 +465,11 @@ class Recognizer:
             code, prob = np.zeros(len(cls), np.int64), np.zeros(len(cls), np.float32)
             code[cls == DET_INDEX], prob[cls == DET_INDEX] = codes[start:start + n], probs[start:start + n]
             start += n
-            boxes, conf, ids, lone = assign(xyxy, scores, cls, code, prob)
-            out.append((Detections.build(boxes, conf, ids, np.full(len(ids), k)), lone))
+            boxes, conf, ids, _ = assign(xyxy, scores, cls, code, prob)
+            out.append(Detections.build(boxes, conf, ids, np.full(len(ids), k)))
         return out
 
-    def recognize_zones(self, crops: Sequence[np.ndarray], size: int | tuple[int, int] = ZONE_IMGSZ
-                        ) -> Detections:
+    def recognize_zones(self, crops: Sequence[np.ndarray], size: int = ZONE_IMGSZ) -> Detections:
         """One row per zone crop (rectified, a card about upright in it): the card on top
         (its identity, ``card`` when unread, or ``back``) or ``empty`` (box = the whole crop,
         confidence = how sure it is that no card is there).
@@ -485,7 +483,7 @@ class Recognizer:
         if not crops:
             return Detections.empty()
         images = [_bgr(c) for c in crops]
-        shape = self.imgsz if self.fixed_input else size if isinstance(size, tuple) else (size, size)
+        shape = self.imgsz if self.fixed_input else (size, size)
         located = self._locate(images, shape)
         tops: list[tuple[np.ndarray, float, int, np.ndarray]] = []  # box, score, class, indices
         reads: list[np.ndarray] = []
