@@ -51,32 +51,28 @@ class ZoneReader(Protocol):
     def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]: ...
 
 
-#: A card identity read less surely than this is reported as ``card`` (face up, not read): the
-#: observer then waits rather than act on a guess (on the classifier's validation crops, its
-#: identities at probability >= 0.5 were right 91 % of the time, at >= 0.9 99.7 %).
+#: A card identity read less surely than this is given to the observer as ``card`` (face up,
+#: not read), with the identity as its guess: the observer reads the zone again rather than act
+#: on it at once (on the classifier's validation crops, its identities at probability >= 0.5
+#: were right 91 % of the time, at >= 0.9 99.7 %).
 MIN_IDENTITY_CONFIDENCE = 0.5
+#: labels that are not a card's identity
+NOT_IDENTITIES = frozenset({"back", "empty", "card", "hand"})
 
 
 class ModelReader:
-    """The card model (:class:`~referee.vision.recognize.Recognizer`) on rectified zone crops."""
+    """The card model (:class:`~referee.vision.recognize.Recognizer`) on rectified zone crops:
+    its surest reading of each, however sure (the referee decides what it believes)."""
 
-    def __init__(self, recognizer: object, calibration: Calibration,
-                 min_confidence: float = MIN_IDENTITY_CONFIDENCE) -> None:
+    def __init__(self, recognizer: object, calibration: Calibration) -> None:
         self.recognizer = recognizer
         self.cropper = ZoneCropper(calibration)
-        self.min_confidence = min_confidence
 
     def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
         if not zones:
             return []
         rows = self.recognizer.recognize_zones(self.cropper.cut(image, zones))  # type: ignore[attr-defined]
-        out = []
-        for lab, conf in zip(rows.label, rows.confidence, strict=True):
-            label = str(lab)
-            if label not in ("back", "empty", "card", "hand") and conf < self.min_confidence:
-                label = "card"
-            out.append((label, float(conf)))
-        return out
+        return [(str(lab), float(conf)) for lab, conf in zip(rows.label, rows.confidence, strict=True)]
 
     def recalibrated(self, calibration: Calibration) -> None:
         self.cropper = ZoneCropper(calibration)
@@ -125,8 +121,10 @@ class Referee:
                  board: Board | None = None, prelude: Sequence[TableEvent] = (),
                  on_record: Callable[[Record], None] | None = None, drift_every: int = DRIFT_EVERY,
                  game: int = 0, seed: int | None = None,
-                 arbitration: bool | ArbiterSettings = True) -> None:
+                 arbitration: bool | ArbiterSettings = True,
+                 min_confidence: float = MIN_IDENTITY_CONFIDENCE) -> None:
         self.calibration = calibration
+        self.min_confidence = min_confidence
         self.reader = reader
         self.rules = rules or RuleSet()
         self.board = board
@@ -166,7 +164,7 @@ class Referee:
             readings = self._read(frame, zones)
             events = self.observer.start(readings, frame.index, frame.t, deal=not self._prelude)
         else:
-            zones = [c.zone for c in tracked.changes]
+            zones = list(dict.fromkeys([c.zone for c in tracked.changes] + self.observer.rereads(tracked)))
             readings = self._read(frame, zones) if zones else {}
             events = self.observer.update(tracked, readings)
         if self.arbiter is not None:
@@ -195,9 +193,16 @@ class Referee:
         self.observer.note_game(over and game.allocation is None, dealing, self.rules.slots)
 
     def _read(self, frame: Frame, zones: Sequence[str]) -> dict[str, ZoneReading]:
+        """The readings of ``zones``; a card identity read less surely than
+        ``min_confidence`` becomes ``card`` (not read) with the identity as its guess."""
         labels = self.reader.read(frame.image, frame.index, zones)
-        return {z: ZoneReading(z, lab, conf, frame.index, frame.t) for z, (lab, conf) in zip(zones, labels,
-                                                                                           strict=True)}
+        out = {}
+        for zone, (label, conf) in zip(zones, labels, strict=True):
+            guess = None
+            if label not in NOT_IDENTITIES and conf < self.min_confidence:
+                label, guess = "card", label
+            out[zone] = ZoneReading(zone, label, conf, frame.index, frame.t, guess=guess)
+        return out
 
     def _judge(self, ev: TableEvent, result: StepResult, quiet: bool = False,
                item: Arbitrated | None = None) -> None:

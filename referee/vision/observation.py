@@ -85,6 +85,14 @@ PAIR_WINDOW_S = 2.5
 HAND_OVER_CONFIDENCE = 0.5
 #: A hand over a spit pile, still for this long after a round ended, is a slap.
 SLAP_STILL_S = 0.1
+#: A zone that settled showing a face-up card recognition could not read surely is read again
+#: every this many frames (another frame: other noise, the hand further away) ...
+REREAD_EVERY = 3
+#: ... for at most this long; meanwhile later events wait behind it (they may depend on it).
+#: Then the card read most often is taken if it was read at least half of the times (in the
+#: evaluation games a spit card read at 0.4-0.45 every time had the right rank: missing it
+#: made the engine wait for a spit and fault every later play as early).
+REREAD_FOR_S = 1.0
 FACE_UP_LABELS = frozenset({"back", "empty", "card"})
 
 
@@ -97,6 +105,7 @@ class ZoneReading:
     confidence: float
     frame: int
     time: float
+    guess: str | None = None  # for "card": the card recognition thought likeliest
 
     @property
     def card(self) -> Card | None:
@@ -112,6 +121,31 @@ class _Departure:
     frame: int  # the slot settled without the card
     time: float
     used: bool = False
+
+
+@dataclass
+class _Unread:
+    """A settled change whose face-up card was not read surely: read again (``REREAD_EVERY``)."""
+
+    change: ZoneChange
+    since: tuple[float, int]
+    readings: list[ZoneReading]
+
+    @property
+    def last_frame(self) -> int:
+        return self.readings[-1].frame
+
+    def likeliest(self) -> ZoneReading | None:
+        """The card guessed most often, if in at least half of the readings (its mean confidence)."""
+        guesses = [r.guess for r in self.readings if r.guess is not None]
+        if not guesses:
+            return None
+        best = max(set(guesses), key=guesses.count)
+        if 2 * guesses.count(best) < len(self.readings):
+            return None
+        confs = [r.confidence for r in self.readings if r.guess == best]
+        last = self.readings[-1]
+        return ZoneReading(last.zone, best, sum(confs) / len(confs), last.frame, last.time)
 
 
 @dataclass
@@ -179,6 +213,9 @@ class Observer:
         #: events held back behind a spit card (``_hold_spits``) and since when
         self._held: list[TableEvent] = []
         self._held_at: float | None = None
+        #: changes whose card was not read surely, read again; events after them wait
+        self._unread: dict[str, _Unread] = {}
+        self._behind_unread: list[TableEvent] = []
         self._slot_zones = set(self._slot_zone.values())
 
     # ------------------------------------------------------------------ the first frame
@@ -235,24 +272,84 @@ class Observer:
             if self._waiting and self._depends_on_waiting(change, tracked, settling):
                 events += self._release_waiting(tracked, force=True)
             since = self._unsettled_since.pop(change.zone, (change.time, change.frame))
+            self._unread.pop(change.zone, None)  # what was not read there is covered now
             reading = readings.get(change.zone)
             if reading is None:
                 continue
-            if self._order(change.zone) == 2 and self._slots_under(change, reading, since, tracked,
-                                                                   busy_piles=settling):
-                self._waiting.append((change, reading, since))
+            if reading.label == "card":  # face up, not read surely: look again (REREAD_EVERY)
+                self._unread[change.zone] = _Unread(change, since, [reading])
                 continue
-            events += self._explain(change, reading, since)
+            events += self._explain_or_wait(change, reading, since, tracked, settling)
+        events += self._second_looks(tracked, readings, changed)
         events += self._release_waiting(tracked)
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
-        return self._hold_spits(tracked, events)
+        return self._hold_spits(tracked, self._hold_behind_unread(events))
+
+    def rereads(self, tracked: TrackedFrame) -> list[str]:
+        """Zones to read again this frame: settled showing a card not read surely, last read
+        ``REREAD_EVERY`` frames ago or more (give their readings to :meth:`update`)."""
+        return [zone for zone, unread in self._unread.items()
+                if tracked.frame - unread.last_frame >= REREAD_EVERY
+                and (obs := tracked.zones.get(zone)) is not None and obs.settled]
 
     def flush(self, tracked: TrackedFrame) -> list[TableEvent]:
         """What is still waiting or held at the end of the video, in time order."""
-        events = self._release_waiting(tracked, force=True) + self._held
+        events = [ev for zone in list(self._unread) for ev in self._give_up_reading(zone)]
+        events += self._release_waiting(tracked, force=True) + self._behind_unread + self._held
+        self._behind_unread = []
         self._held, self._held_at = [], None
         return sorted(events, key=lambda e: e.t)
+
+    def _explain_or_wait(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                         tracked: TrackedFrame, settling: Collection[str] = ()) -> list[TableEvent]:
+        """Explain a change now, or (a pile whose slot may hide a card beneath) let it wait."""
+        if self._order(change.zone) == 2 and self._slots_under(change, reading, since, tracked,
+                                                               busy_piles=settling):
+            self._waiting.append((change, reading, since))
+            return []
+        return self._explain(change, reading, since)
+
+    def _second_looks(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading],
+                      changed: Collection[str]) -> list[TableEvent]:
+        """The zones read again: a sure reading explains their change; after ``REREAD_FOR_S``
+        the likeliest card does (:meth:`_give_up_reading`)."""
+        events: list[TableEvent] = []
+        for zone, unread in list(self._unread.items()):
+            if zone in changed:
+                continue
+            reading = readings.get(zone)
+            if reading is not None and reading.label != "card":
+                del self._unread[zone]
+                events += self._explain_or_wait(unread.change, reading, unread.since, tracked)
+                continue
+            if reading is not None:
+                unread.readings.append(reading)
+            if tracked.time - unread.change.time >= REREAD_FOR_S:
+                events += self._give_up_reading(zone)
+        return events
+
+    def _give_up_reading(self, zone: str) -> list[TableEvent]:
+        """Stop reading a zone again: its change is explained by the card read most often, if
+        read at least half of the times and no hand lay over the zone; else it is left."""
+        unread = self._unread.pop(zone)
+        best = None if unread.change.hand_over else unread.likeliest()
+        if best is None:
+            log.info("frame %d: %s shows a card that was not read in %d looks", unread.change.frame, zone,
+                     len(unread.readings))
+            return []
+        return self._explain(unread.change, best, unread.since)
+
+    def _hold_behind_unread(self, events: list[TableEvent]) -> list[TableEvent]:
+        """Events in time order, but those after a change still being read again wait for it (at
+        most ``REREAD_FOR_S``): a spit card not yet read decides whether they are early."""
+        pending = sorted(self._behind_unread + events, key=lambda e: e.t)
+        if not self._unread:
+            self._behind_unread = []
+            return pending
+        cut = min(self._touch(u.change, "turn") for u in self._unread.values())
+        self._behind_unread = [e for e in pending if e.t >= cut]
+        return [e for e in pending if e.t < cut]
 
     def _hold_spits(self, tracked: TrackedFrame, events: list[TableEvent]) -> list[TableEvent]:
         """Events in time order, but a spit card (and everything after it) is held while a
@@ -464,6 +561,12 @@ class Observer:
             return []
         if self._returning.pop(new, None) == (player, slot):
             return []  # back from a pile: the take-back was given when the pile changed
+        gone = next((d for d in reversed(self._departures)
+                     if not d.used and d.player is player and d.slot == slot and d.card == new), None)
+        if gone is not None:  # it never left: the slot was misread in between (the hand's shadow)
+            gone.used = True
+            log.info("frame %d: %s shows %s again: it had not left", change.frame, change.zone, new)
+            return []
         stray = next((k for k, (p, c) in self._stray_cards.items() if p is player and c == new), None)
         if stray is not None:  # back from outside the zones (a sixth pile)
             del self._stray_cards[stray]
@@ -527,9 +630,11 @@ class Observer:
         return None
 
     def _holder(self, card: str, exclude: tuple[Player, int] | None = None) -> tuple[Player, int] | None:
-        """The stock slot (other than ``exclude``) whose top is ``card`` now."""
+        """The stock slot (other than ``exclude``) whose top is ``card`` now, and that is busy
+        (a hand is over it or it has not settled since: a slot that lies still kept its card)."""
         for (player, slot), zone in self._slot_zone.items():
-            if self.state.tops.get(zone) == card and (player, slot) != exclude:
+            if self.state.tops.get(zone) == card and (player, slot) != exclude \
+                    and zone in self._unsettled_since:
                 return player, int(slot)
         return None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from referee.events import Move, Play, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.vision.mat import MatLayout
@@ -77,7 +79,7 @@ def test_a_play_is_a_departure_and_an_arrival(layout: MatLayout) -> None:
 
 def test_a_play_seen_on_the_pile_before_its_slot_settles(layout: MatLayout) -> None:
     table = Table(layout)
-    events = table.frame_with({"pile2": "8S"})  # B's slot 4 still under B's hand
+    events = table.frame_with({"pile2": "8S"}, unsettled=("B.stock4",))  # B's slot 4 still under B's hand
     assert [(type(e), e.player, getattr(e, "slot", None)) for e in events] == [(Play, Player.B, 4)]
     assert table.frame_with({"B.stock4": "back"}) == []  # the departure was already explained
     turn = table.frame_with({"B.stock4": "6C"})
@@ -187,7 +189,7 @@ def test_a_card_moved_to_an_empty_slot_and_a_spit_card(layout: MatLayout) -> Non
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})
     table.frame_with({"pile1": "4D"})
-    events = table.frame_with({"A.stock1": "JS"})  # from slot 4, whose hand is still there
+    events = table.frame_with({"A.stock1": "JS"}, unsettled=("A.stock4",))  # from slot 4, whose hand is still there
     assert isinstance(events[0], Move) and (events[0].from_slot, events[0].to_slot) == (4, 1)
     # a card no slot held, with no hand at its player's packet: not explained, nothing given
     assert table.frame_with({"pile2": "2H"}, hands=(hand(Player.B, "pile2"),)) == []
@@ -265,3 +267,65 @@ def test_a_pile_change_waits_no_longer_than_its_limit(layout: MatLayout) -> None
     for _ in range(int(UNDER_WAIT_S * FPS) + 1):  # slot 1 stays busy: the play is given alone
         given += table.frame_with(unsettled=("A.stock1",))
     assert [(type(e), str(e.card)) for e in given] == [(Play, "7H")]
+
+
+def _look_again(table: Table, readings: dict[str, tuple[str, float, str | None]]) -> list:
+    """One frame with nothing settling, in which the zones the observer asks for are read."""
+    table.frame += 1
+    t = table.frame / FPS
+    zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    tracked = TrackedFrame(table.frame, t, zones, (), ())
+    asked = table.obs.rereads(tracked)
+    given = {z: ZoneReading(z, lab, conf, table.frame, t, guess=guess)
+             for z, (lab, conf, guess) in readings.items() if z in asked}
+    return table.obs.update(tracked, given)
+
+
+def test_a_card_not_read_surely_is_read_again_and_later_plays_wait_for_it(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"pile1": "empty"}, hands=(hand(Player.A, "pile1"),))
+    table.frame_with({"pile2": "empty"}, hands=(hand(Player.B, "pile2"),))
+    spit = ZoneReading("pile1", "card", 0.38, 0, 0.0, guess="5S")
+    table.frame += 6
+    t = table.frame / FPS
+    zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    change = ZoneChange("pile1", table.frame, t, True, False, table.frame - 5, 20.0, False,
+                        table.frame - 3, t - 3 / FPS)
+    spitting = (hand(Player.A, "pile1", "A.packet"),)
+    assert table.obs.update(TrackedFrame(table.frame, t, zones, (change,), spitting),
+                            {"pile1": replace(spit, frame=table.frame, time=t)}) == []
+    # B's play onto pile 2 settles before pile 1 is read again: it waits behind it
+    assert table.frame_with({"B.stock2": "back"}) == []
+    assert table.frame_with({"pile2": "QC"}, unsettled=("B.stock4",)) == []
+    events = _look_again(table, {"pile1": ("5S", 0.88, None)})
+    assert [(type(e), str(e.card)) for e in events] == [(SpitTurn, "5S"), (Play, "QC")]
+    assert events[0].player is Player.A and events[0].t < events[1].t
+
+
+def test_a_card_never_read_surely_is_taken_as_the_card_read_most_often(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"pile1": "empty"}, hands=(hand(Player.A, "pile1"),))
+    events = table.frame_with({"pile1": "card"}, hands=(hand(Player.A, "pile1", "A.packet"),),
+                              confidence=0.4)
+    assert events == [] and table.obs.rereads(TrackedFrame(table.frame, 0.0, {}, (), ())) == []
+    found: list = []
+    for k in range(40):  # more than REREAD_FOR_S
+        found += _look_again(table, {"pile1": ("card", 0.4, "3D" if k % 3 else "3H")})
+    assert [(type(e), str(e.card)) for e in found] == [(SpitTurn, "3D")]
+
+
+def test_a_card_read_in_a_still_slot_is_not_the_source_of_a_pile_card(layout: MatLayout) -> None:
+    # A's slot 1 was read 4D; a 4D on a pile while slot 1 lies still is a spit card (one of
+    # the two readings is wrong, and the slot that did not move kept its card)
+    table = Table(layout)
+    events = table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1", "A.packet"),))
+    assert [type(e) for e in events] == [SpitTurn]
+
+
+def test_a_card_read_again_in_its_slot_had_not_left(layout: MatLayout) -> None:
+    table = Table(layout)
+    assert table.frame_with({"B.stock4": "empty"}) == []  # misread: the arm's shadow
+    assert table.frame_with({"B.stock4": "8S"}) == []  # no turn: it never left
+    assert table.frame_with({"B.stock3": "back"}) == []  # 3S left
+    events = table.frame_with({"pile2": "3S"}, hands=(hand(Player.B, "pile2"),))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "3S")]  # no 8S underneath
