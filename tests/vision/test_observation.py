@@ -189,7 +189,7 @@ def test_a_card_moved_to_an_empty_slot_and_a_spit_card(layout: MatLayout) -> Non
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})
     table.frame_with({"pile1": "4D"})
-    events = table.frame_with({"A.stock1": "JS"}, unsettled=("A.stock4",))  # from slot 4, whose hand is still there
+    events = table.frame_with({"A.stock1": "JS"}, unsettled=("A.stock4",))  # from slot 4, still busy
     assert isinstance(events[0], Move) and (events[0].from_slot, events[0].to_slot) == (4, 1)
     # a card no slot held, with no hand at its player's packet: not explained, nothing given
     assert table.frame_with({"pile2": "2H"}, hands=(hand(Player.B, "pile2"),)) == []
