@@ -52,6 +52,10 @@ class ZoneObservation:
     settled: bool
     occupancy_score: float  # fraction of the zone's centre that differs from the printed mat
     motion: float  # mean abs change against the last frame (grey levels)
+    #: a busy stock slot: the share of its part that no hand covers which differs from its last
+    #: settled view (near 0: the card that lay there is still there, an arm only passes over
+    #: it); None when settled, not a stock slot, or too little of it shows
+    visible_change: float | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,10 @@ class TrackerSettings:
     background_still: int = 4  # frames a cell must be still to enter the background
     background_absorb: int = 60  # ... even under a hand blob (nothing living is still for 2 s)
     resting_frames: int = 10  # a blob still this long is resting: it no longer keeps zones unsettled
+    #: ``visible_change`` of a busy stock slot: measured when at least this share of it shows,
+    #: counting the pixels that differ from the settled view by more than ``visible_diff``
+    visible_min: float = 0.35
+    visible_diff: float = 20.0
     #: zones that may settle with a still hand over them: on a spit pile a card can land,
     #: rest and be taken back while the players' hands never leave it (touch races)
     settle_under_hand: tuple[str, ...] = ("pile1", "pile2")
@@ -213,6 +221,7 @@ class ZoneTracker:
         self._sf = sf
         self._art_grey_full = cv2.cvtColor(self._art, cv2.COLOR_BGR2GRAY)
         self.zone_ids = [z.id for z in calibration.layout.zones]
+        self._stock_ids = {z.id for z in calibration.layout.zones if z.kind is ZoneKind.STOCK}
         self._slices: dict[str, tuple[slice, slice]] = {}
         self._centre_px: dict[str, tuple[int, int]] = {}
         self._zone_cells: dict[str, tuple[slice, slice]] = {}
@@ -344,13 +353,29 @@ class ZoneTracker:
                                               st.since_frame, diff_ref, any_hand, *st.quiet_since))
                 st.reference, st.occupied = small, occupied
             covered = any_hand or (not st.settled and diff_ref > self.s.cover_level)
+            visible_change = None
+            if not st.settled and zid in self._stock_ids:
+                visible_change = self._visible_change(zid, small, st.reference, hand_mask)
             # occupancy is only trusted when the zone is settled: between, the last settled answer
-            obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion)
+            obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion, visible_change)
         if self._last_time is not None and time > self._last_time:
             self._frame_dt = float(time) - self._last_time
         self._last_time = float(time)
         strays = self._follow_strays(idx, float(time)) if idx % self.s.stray_every == 0 else ()
         return TrackedFrame(idx, float(time), obs, tuple(changes), tuple(hands), strays)
+
+    def _visible_change(self, zid: str, small: np.ndarray, reference: np.ndarray,
+                        hand_mask: np.ndarray) -> float | None:
+        """The share of a zone's part clear of hands (their cells and one round them) that
+        differs from its last settled view; None when less than ``visible_min`` of it shows."""
+        cells = cv2.dilate(hand_mask[self._zone_cells[zid]], np.ones((3, 3), np.uint8))
+        if cells.size == 0:
+            return None
+        covered = cv2.resize(cells, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+        visible = covered == 0
+        if visible.mean() < self.s.visible_min:
+            return None
+        return float(np.mean(np.abs(small - reference)[visible] > self.s.visible_diff))
 
     def _occupancy(self, zid: str, vgrey: np.ndarray) -> float:
         """How unlike the printed mat the zone's middle is: 1 - the normalised correlation of

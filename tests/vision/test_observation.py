@@ -35,9 +35,11 @@ class Table:
 
     def frame_with(self, changes: dict[str, str] | None = None, hands: tuple[HandBlob, ...] = (),
                    unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0,
-                   before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6) -> list:
+                   before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6,
+                   kept: tuple[str, ...] = ()) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
-        ``before`` hands or else ``hands``), with ``unsettled`` zones still busy."""
+        ``before`` hands or else ``hands``), with ``unsettled`` zones still busy (those in
+        ``kept`` showing, where no hand covers them, the card that lay there)."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
@@ -48,7 +50,8 @@ class Table:
             assert self.obs.update(TrackedFrame(self.frame, t, zones, (), early), {}) == []
         self.frame += 1
         t = self.frame / FPS
-        zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0)
+        zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0,
+                                    0.0 if z in kept else None)
                  for z in self.zones}
         made = tuple(ZoneChange(z, self.frame, t, True, True, self.frame - 5, 20.0, hand_over,
                                 self.frame - 3, t - 3 / FPS) for z in changes)
@@ -267,6 +270,16 @@ def test_a_pile_change_waits_no_longer_than_its_limit(layout: MatLayout) -> None
     for _ in range(int(UNDER_WAIT_S * FPS) + 1):  # slot 1 stays busy: the play is given alone
         given += table.frame_with(unsettled=("A.stock1",))
     assert [(type(e), str(e.card)) for e in given] == [(Play, "7H")]
+
+
+def test_a_pile_change_does_not_wait_for_a_slot_that_still_shows_its_card(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock5": "back"})
+    on_pile = (touching(Player.A, "pile1"),)
+    table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
+    # the arm lies over slot 1, but the part of it that shows is unchanged: 4D is still there
+    events = table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock1",), kept=("A.stock1",))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "7H")]
 
 
 def _look_again(table: Table, readings: dict[str, tuple[str, float, str | None]]) -> list:

@@ -99,3 +99,42 @@ def test_a_card_outside_every_zone_is_a_stray_until_taken_back() -> None:
 @pytest.mark.parametrize("name", ["exchange", "take-back", "slap-different", "lighting"])
 def test_no_stray_where_every_card_stays_in_its_zones(name: str) -> None:
     assert strays_of(name) == []
+
+
+def _busy_slot_views(name: str) -> tuple[list[float], list[float]]:
+    """``visible_change`` of busy stock slots, split by the truth: the card that lay there at
+    the slot's last settle is still its top, or has been gone 5 frames or more."""
+    from referee.sim.truth import read_frames
+
+    fixture = FIXTURES / name
+    truth = read_frames(fixture / "frames.jsonl.gz")
+
+    def top(frame: int, zone: str) -> tuple[str, bool] | None:
+        cards = [c for c in truth[min(frame, len(truth) - 1)]["cards"]
+                 if c["tag"] == zone and not c["moving"]]
+        return (cards[-1]["card"], cards[-1]["face_up"]) if cards else None
+
+    tracker = ZoneTracker(load_calibration(fixture / "calibration.yaml"))
+    settled_top: dict[str, tuple[str, bool] | None] = {}
+    kept, gone = [], []
+    with open_video(fixture / "video.mp4") as source:
+        for frame in source:
+            for zone, obs in tracker.update(frame.image, frame.t).zones.items():
+                if obs.settled:
+                    settled_top[zone] = top(frame.index, zone)
+                elif obs.visible_change is not None and zone in settled_top:
+                    if top(frame.index, zone) == settled_top[zone]:
+                        kept.append(obs.visible_change)
+                    elif all(top(frame.index - k, zone) != settled_top[zone] for k in range(1, 6)):
+                        gone.append(obs.visible_change)
+    return kept, gone
+
+
+@pytest.mark.parametrize("name", ["exchange", "fill-slot"])
+def test_a_busy_slot_shows_whether_its_card_is_still_there(name: str) -> None:
+    from referee.vision.observation import KEPT_CARD_CHANGE
+
+    kept, gone = _busy_slot_views(name)
+    assert len(kept) >= 20 and len(gone) >= 3
+    assert np.mean(np.array(kept) < KEPT_CARD_CHANGE) >= 0.6  # an arm over a slot whose card stays
+    assert min(gone) >= KEPT_CARD_CHANGE  # a card that has left is never taken as there
