@@ -130,11 +130,11 @@ def _busy_slot_views(name: str) -> tuple[list[float], list[float]]:
     return kept, gone
 
 
-@pytest.mark.parametrize("name", ["exchange", "fill-slot"])
+@pytest.mark.parametrize("name", ["exchange", "illegal-rank", "take-back"])
 def test_a_busy_slot_shows_whether_its_card_is_still_there(name: str) -> None:
     from referee.vision.observation import KEPT_CARD_CHANGE
 
     kept, gone = _busy_slot_views(name)
-    assert len(kept) >= 20 and len(gone) >= 3
+    assert len(kept) >= 20 and gone
     assert np.mean(np.array(kept) < KEPT_CARD_CHANGE) >= 0.6  # an arm over a slot whose card stays
     assert min(gone) >= KEPT_CARD_CHANGE  # a card that has left is never taken as there
