@@ -91,8 +91,11 @@ LEFT_LAG_S = 0.1
 SLAP_LEAD_S = 0.11
 #: A departure and an arrival belong together within this many seconds.
 PAIR_WINDOW_S = 2.5
-#: A zone that settled under a still hand is believed only for a card read at least this surely.
+#: A zone that settled under a still hand is believed only for a card read at least this surely
+#: (a stock slot: ``SLOT_UNDER_HAND_CONFIDENCE``, its card part covered by the hand that
+#: turned it; read again when the hand has left).
 HAND_OVER_CONFIDENCE = 0.5
+SLOT_UNDER_HAND_CONFIDENCE = 0.8
 #: A hand over a spit pile, still for this long after a round ended, is a slap.
 SLAP_STILL_S = 0.1
 #: A zone that settled showing a face-up card recognition could not read surely is read again
@@ -544,11 +547,9 @@ class Observer:
 
     def _evidence(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                   **extra: object) -> dict[str, object]:
-        shown = {"shown_t": round(change.shown_time, 4)} if change.shown_frame >= 0 else {}
-        if change.hand_over:
-            shown["under_hand"] = True
+        under = {"under_hand": True} if change.hand_over else {}
         return {"zone": change.zone, "since_frame": since[1], "since_t": round(since[0], 4),
-                "settled_frame": change.frame, **shown,
+                "settled_frame": change.frame, **under,
                 "read": reading.label, "read_confidence": round(reading.confidence, 3),
                 "contact_sd": TOUCH_LAG_SD, **extra}
 
@@ -562,7 +563,8 @@ class Observer:
         if new == "card":  # face up but not read: keep what we had, it may be read next time
             log.info("frame %d: %s shows a card that was not read", change.frame, change.zone)
             return []
-        if change.hand_over and (new == "empty" or reading.confidence < HAND_OVER_CONFIDENCE):
+        surely = SLOT_UNDER_HAND_CONFIDENCE if zone.kind is ZoneKind.STOCK else HAND_OVER_CONFIDENCE
+        if change.hand_over and (new == "empty" or reading.confidence < surely):
             self._under_hand.add(change.zone)
             return []  # under a hand only what was clearly read counts: "empty" may be the hand
         self._under_hand.discard(change.zone)

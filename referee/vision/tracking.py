@@ -72,10 +72,6 @@ class ZoneChange:
     hand_over: bool = False  # settled with a (still) hand over it: only part of the zone may show
     quiet_frame: int = -1  # the frame from which the zone's picture stopped moving (hands or not)
     quiet_time: float = -1.0
-    #: a stock slot: the first frame from which its part clear of hands showed what it settled
-    #: with (a card turned while the arm stayed over the slot); -1 when not known
-    shown_frame: int = -1
-    shown_time: float = -1.0
 
 
 @dataclass(frozen=True)
@@ -144,8 +140,6 @@ class _ZoneState:
     occupied: bool = False
     since_frame: int = 0
     history: list[bool] = field(default_factory=list)
-    #: a busy stock slot, frame by frame: (frame, time, grey view, the part clear of hands)
-    trail: list[tuple[int, float, np.ndarray, np.ndarray | None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -171,10 +165,6 @@ class TrackerSettings:
     #: counting the pixels that differ from the settled view by more than ``visible_diff``
     visible_min: float = 0.35
     visible_diff: float = 20.0
-    #: ... and a share under this is the same card (``ZoneChange.shown_time``: kept for at most
-    #: ``trail_frames`` busy frames)
-    visible_same: float = 0.05
-    trail_frames: int = 90
     #: kinds of zone that may settle with a still hand over them: on a spit pile a card can
     #: land, rest and be taken back while the players' hands never leave it (touch races); a
     #: card turned in a stock slot is part of the hand's blob (it differs from the background)
@@ -365,20 +355,12 @@ class ZoneTracker:
                 st.settled = True
                 if diff_ref > self._change_level[zid] or occupied != st.occupied:
                     changes.append(ZoneChange(zid, idx, float(time), occupied, st.occupied,
-                                              st.since_frame, diff_ref, any_hand, *st.quiet_since,
-                                              *self._shown_since(st.trail, small)))
+                                              st.since_frame, diff_ref, any_hand, *st.quiet_since))
                 st.reference, st.occupied = small, occupied
             covered = any_hand or (not st.settled and diff_ref > self.s.cover_level)
             visible_change = None
-            if st.settled:
-                st.trail.clear()
-            elif zid in self._stock_ids:
-                visible = self._visible(zid, small, hand_mask)
-                if visible is not None:
-                    visible_change = self._differs(small, st.reference, visible)
-                st.trail.append((idx, float(time), small, visible))
-                if len(st.trail) > self.s.trail_frames:
-                    del st.trail[0]
+            if not st.settled and zid in self._stock_ids:
+                visible_change = self._visible_change(zid, small, st.reference, hand_mask)
             # occupancy is only trusted when the zone is settled: between, the last settled answer
             obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion, visible_change)
         if self._last_time is not None and time > self._last_time:
@@ -387,31 +369,18 @@ class ZoneTracker:
         strays = self._follow_strays(idx, float(time)) if idx % self.s.stray_every == 0 else ()
         return TrackedFrame(idx, float(time), obs, tuple(changes), tuple(hands), strays)
 
-    def _visible(self, zid: str, small: np.ndarray, hand_mask: np.ndarray) -> np.ndarray | None:
-        """The part of a zone's view clear of hands (their cells and one round them); None when
-        less than ``visible_min`` of it shows."""
+    def _visible_change(self, zid: str, small: np.ndarray, reference: np.ndarray,
+                        hand_mask: np.ndarray) -> float | None:
+        """The share of a zone's part clear of hands (their cells and one round them) that
+        differs from its last settled view by more than ``visible_diff``; None when less than
+        ``visible_min`` of it shows."""
         cells = cv2.dilate(hand_mask[self._zone_cells[zid]], np.ones((3, 3), np.uint8))
         if cells.size == 0:
             return None
         visible = cv2.resize(cells, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST) == 0
-        return visible if visible.mean() >= self.s.visible_min else None
-
-    def _differs(self, view: np.ndarray, other: np.ndarray, visible: np.ndarray) -> float:
-        """The share of the visible part where two grey views differ by more than ``visible_diff``."""
-        return float(np.mean(np.abs(view - other)[visible] > self.s.visible_diff))
-
-    def _shown_since(self, trail: list[tuple[int, float, np.ndarray, np.ndarray | None]],
-                     settled: np.ndarray) -> tuple[int, float]:
-        """(frame, time) from which a busy slot's part clear of hands showed what it settled
-        with, without a frame in between that showed otherwise; (-1, -1.0) when no such frame."""
-        shown = (-1, -1.0)
-        for frame, t, view, visible in reversed(trail):
-            if visible is None:
-                continue  # covered: says nothing
-            if self._differs(view, settled, visible) >= self.s.visible_same:
-                break
-            shown = (frame, t)
-        return shown
+        if visible.mean() < self.s.visible_min:
+            return None
+        return float(np.mean(np.abs(small - reference)[visible] > self.s.visible_diff))
 
     def _occupancy(self, zid: str, vgrey: np.ndarray) -> float:
         """How unlike the printed mat the zone's middle is: 1 - the normalised correlation of
