@@ -53,6 +53,10 @@ log = logging.getLogger(__name__)
 #: a card taken back from under a later one is seen when it lands in its slot: it left the
 #: pile about this long before the hand came over the slot (carry of ~20 cm; docs/observation.md)
 TAKE_BACK_CARRY_S = 0.25
+#: a card is taken back off a pile at least this long after the pile first looked different
+#: (the hand arrived): in the 20 evaluation games the lift came 0.03-0.2 s after, median 0.1;
+#: six take-backs whose pile settled within 0.2 s of the hand's arrival were put ~0.25 s early
+TAKE_BACK_GRAB_S = 0.06
 #: a card found underneath another touched the pile about this long after it left its slot
 #: (the median carry of the 187 plays in the 20 evaluation games; 0.33-0.58 s for 80 %)
 PLAY_CARRY_S = 0.46
@@ -690,7 +694,10 @@ class Observer:
             player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
             if gone.player is not None and gone.slot is not None:
                 self._returning[gone.card] = (gone.player, gone.slot)
-            return [TakeBack(t=self._touch(change, "take_back"), frame=change.frame, player=player,
+            # lifted a lag before the pile's picture stopped moving, but not before the hand that
+            # took it had come: a pile busy only briefly settles just after the lift
+            lifted = max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S)
+            return [TakeBack(t=lifted, frame=change.frame, player=player,
                              pile=pile_n, card=Card.parse(gone.card),
                              evidence=self._evidence(change, reading, since))]
         events: list[TableEvent] = []

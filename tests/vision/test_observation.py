@@ -10,6 +10,7 @@ from referee.vision.mat import MatLayout
 from referee.vision.observation import (
     PLAY_CARRY_S,
     SPIT_WAIT_S,
+    TAKE_BACK_GRAB_S,
     TURN_AFTER_ARRIVAL_S,
     UNDER_WAIT_S,
     Observer,
@@ -97,6 +98,16 @@ def test_a_take_back_uncovers_the_card_beneath(layout: MatLayout) -> None:
     assert len(events) == 1 and isinstance(events[0], TakeBack)
     assert (events[0].player, str(events[0].card), events[0].pile) == (Player.A, "KD", 1)
     assert table.frame_with({"A.stock2": "KD"}) == []  # back in its slot: no turn
+
+
+def test_a_take_back_is_not_put_before_the_hand_came(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    events = table.frame_with({"pile1": "5D"}, busy_frames=2)  # the pile was busy 2 frames only
+    came = (table.frame - 2) / FPS
+    assert isinstance(events[0], TakeBack) and events[0].t >= came + TAKE_BACK_GRAB_S - 1e-9
+    assert events[0].t < table.frame / FPS
 
 
 def test_a_card_taken_back_from_under_a_later_card(layout: MatLayout) -> None:
