@@ -12,6 +12,7 @@ from referee.vision.observation import (
     SPIT_WAIT_S,
     TAKE_BACK_GRAB_S,
     TURN_AFTER_ARRIVAL_S,
+    TURN_UNDER_HAND_LAG_S,
     UNDER_WAIT_S,
     Observer,
     ZoneReading,
@@ -353,3 +354,28 @@ def test_a_card_read_again_in_its_slot_had_not_left(layout: MatLayout) -> None:
     assert table.frame_with({"B.stock3": "back"}) == []  # 3S left
     events = table.frame_with({"pile2": "3S"}, hands=(hand(Player.B, "pile2"),))
     assert [(type(e), str(e.card)) for e in events] == [(Play, "3S")]  # no 8S underneath
+
+
+def test_a_turn_settled_under_the_still_hand_is_timed_from_the_settle(layout: MatLayout) -> None:
+    table = Table(layout)
+    events = table.frame_with({"A.stock3": "6C"}, hands=(hand(Player.A, "A.stock3"),), hand_over=True)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert abs(events[0].t - (table.frame / FPS - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    assert events[0].evidence["under_hand"] is True
+
+
+def test_a_slot_read_unsurely_under_a_hand_stays_a_source(layout: MatLayout) -> None:
+    table = Table(layout)
+    # slot 1 settles under the hand that lifts 4D, read unsurely: not believed, still busy
+    assert table.frame_with({"A.stock1": "back"}, hands=(hand(Player.A, "A.stock1"),), hand_over=True,
+                            confidence=0.6) == []
+    events = table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 1, "4D")]
+
+
+def test_a_slot_under_a_hand_is_believed_only_when_read_very_surely(layout: MatLayout) -> None:
+    table = Table(layout)
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.7, **under) == []  # a pile would believe 0.7
+    events = table.frame_with({"A.stock3": "6C"}, confidence=0.85, **under)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
