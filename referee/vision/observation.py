@@ -563,10 +563,7 @@ class Observer:
         if zone is None:
             return []
         old = self.state.tops.get(change.zone, "empty")
-        new = reading.label
-        if new == "card":  # face up but not read: keep what we had, it may be read next time
-            log.info("frame %d: %s shows a card that was not read", change.frame, change.zone)
-            return []
+        new = reading.label  # never "card": a card not read surely is read again first (update)
         surely = SLOT_UNDER_HAND_CONFIDENCE if zone.kind is ZoneKind.STOCK else HAND_OVER_CONFIDENCE
         if change.hand_over and (new == "empty" or reading.confidence < surely):
             self._under_hand.add(change.zone)
