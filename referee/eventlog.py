@@ -195,6 +195,7 @@ _PARSERS: dict[str, Callable[[str, Any], Any]] = {
     "to_slot": lambda n, v: _integer(n, v, 1),
     "pile": lambda n, v: _integer(n, v, 1),
     "card": _card,
+    "was": _card,
     "evidence": _evidence,
     "event": lambda n, v: _integer(n, v, 0),
     "outcome": _enum(Outcome),

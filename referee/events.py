@@ -17,6 +17,8 @@ Table events (what a camera can observe):
 ``take_back``   a card left spit pile ``pile`` again (back where it came from)
 ``slap``        a player slapped spit pile ``pile``
 ``take_pile``   a player took spit pile ``pile`` at the end of a round
+``correct``     not an action: the referee's own correction of a card it read before: the
+                face-up top of ``player``'s stock ``slot`` is ``card``, not ``was``
 ==============  =====================================================================
 
 Judgements: a ``verdict`` answers every table event (legal, fault or warning, with the
@@ -178,9 +180,27 @@ class GameStart:
     seed: int | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class Correction(TableEvent):
+    """The referee corrects its own earlier reading of a stock slot (see the module doc).
+
+    The referee emits one in place of a turn the rules engine rejected because, from an
+    earlier reading, it held another face-up card (``was``) in that slot, when the turn's card
+    was read more surely. It is no player's action: the rules never fault it, and scoring
+    does not count it as an event."""
+
+    kind: ClassVar[str] = "correct"
+    slot: int
+    card: Card
+    was: Card
+
+
 #: Every table event class by its ``kind``.
 TABLE_EVENTS: dict[str, type[TableEvent]] = {
-    cls.kind: cls for cls in (Deal, Turn, SpitTurn, Play, Move, TakeBack, Slap, TakePile)
+    cls.kind: cls for cls in (Deal, Turn, SpitTurn, Play, Move, TakeBack, Slap, TakePile, Correction)
 }
+
+#: Table event kinds that are the referee's own bookkeeping, not something a player did.
+BOOKKEEPING_KINDS: frozenset[str] = frozenset({Correction.kind})
 
 Record = TableEvent | Verdict | Call | GameStart

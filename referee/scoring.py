@@ -16,7 +16,8 @@ Both logs use the one event schema (docs/events.md) and are read through
 - **timing**: |dt| over matched events (median, 90th percentile, max) and the mean signed dt.
 
 Events laid out before the clip (``evidence`` with ``"prelude": true``) are ignored on both
-sides. The results are plain data (:class:`Score`); :func:`score_many` adds up many pairs of
+sides, and so are the referee's corrections of its own readings (``correct``): they are not
+something a player did. The results are plain data (:class:`Score`); :func:`score_many` adds up many pairs of
 logs for an evaluation over many clips.
 """
 
@@ -34,14 +35,24 @@ from typing import Any, Literal
 from referee.cards import Card
 from referee.errors import InputError
 from referee.eventlog import LogContents, read_records, record_to_dict
-from referee.events import TABLE_EVENTS, GameStart, Outcome, Play, Record, Slap, TableEvent, Verdict
+from referee.events import (
+    BOOKKEEPING_KINDS,
+    TABLE_EVENTS,
+    GameStart,
+    Outcome,
+    Play,
+    Record,
+    Slap,
+    TableEvent,
+    Verdict,
+)
 
 DEFAULT_TOLERANCE_S = 0.25
 DEFAULT_FPS = 30.0
 #: The fields, besides type and player, that say which event it was (each type has some of them).
 IDENTITY_FIELDS = ("slot", "pile", "card", "from_slot", "to_slot")
-#: Every table event type, in the order of docs/events.md.
-EVENT_TYPES: tuple[str, ...] = tuple(TABLE_EVENTS)
+#: Every table event type a player makes, in the order of docs/events.md.
+EVENT_TYPES: tuple[str, ...] = tuple(k for k in TABLE_EVENTS if k not in BOOKKEEPING_KINDS)
 #: Logged times are rounded (to 0.1 ms or finer); a race this close to one frame interval
 #: counts as one frame apart, so that touches in consecutive frames are not called sub-frame.
 ROUNDING_SLACK_S = 1e-4
@@ -547,7 +558,8 @@ def score_many(pairs: Iterable[tuple[str | Path, str | Path]], *, tolerance_s: f
 def _table_events(game: LoggedGame | None, source: str) -> list[EventRef]:
     if game is None:
         return []
-    return [EventRef(source, game.number, i, ev) for i, ev in enumerate(game.events) if not is_prelude(ev)]
+    return [EventRef(source, game.number, i, ev) for i, ev in enumerate(game.events)
+            if not is_prelude(ev) and ev.kind not in BOOKKEEPING_KINDS]
 
 
 def _fault_refs(game: LoggedGame | None, source: str) -> list[FaultRef]:

@@ -8,7 +8,7 @@ import pytest
 
 from referee.cards import Card
 from referee.eventlog import LogFormatError, read_records, read_records_strict, record_to_json, write_records
-from referee.events import Call, CallKind, GameStart, Hand, Outcome, Play, Slap, Verdict
+from referee.events import Call, CallKind, Correction, GameStart, Hand, Outcome, Play, Slap, Verdict
 from referee.players import Player
 from referee.rules import RuleSet
 
@@ -20,6 +20,8 @@ RECORDS = [
             rule="P3", message="A played QH"),
     Slap(t=20.0, player=Player.B, pile=1),
     Call(t=20.0, call=CallKind.SLAP_WINNER, player=Player.B, pile=1, message="B first"),
+    Correction(t=21.5, frame=645, player=Player.B, slot=2, card=Card.parse("KC"), was=Card.parse("QC"),
+               evidence={"corrects": "turn"}),
 ]
 
 
@@ -49,6 +51,8 @@ GOOD = '{"type":"slap","t":1.0,"player":"A","pile":1}'
     ('{"type":"slap","t":1.0,"player":"A","pile":0}', "pile", ">= 1"),
     ('{"type":"slap","t":1.0,"player":"A","pile":true}', "pile", "whole number"),
     ('{"type":"slap","t":1.0,"player":"A","pile":1,"colour":"red"}', "colour", "not a field"),
+    ('{"type":"correct","t":1.0,"player":"A","slot":2,"card":"KC","was":"1C"}', "was", "unknown card code"),
+    ('{"type":"correct","t":1.0,"player":"A","slot":2,"card":"KC"}', "was", "missing"),
     ('{"type":"dance","t":1.0}', "type", "unknown record type"),
     ('{"type":"slap","t":1.0,"start":2.0,"player":"A","pile":1}', "start", "after t"),
     ('{"type":"game_start","t":0,"rules":{"V9":true}}', "rules.V9", "unknown rule setting"),

@@ -10,9 +10,21 @@ from pathlib import Path
 
 import pytest
 
+from referee.cards import Card
 from referee.errors import InputError
 from referee.eventlog import read_records_strict, write_records
-from referee.events import GameStart, Outcome, Play, Record, Slap, TableEvent, TakeBack, Verdict
+from referee.events import (
+    Correction,
+    GameStart,
+    Outcome,
+    Play,
+    Record,
+    Slap,
+    TableEvent,
+    TakeBack,
+    Turn,
+    Verdict,
+)
 from referee.players import Player
 from referee.scoring import (
     DEFAULT_FPS,
@@ -109,6 +121,18 @@ def test_a_log_without_its_prelude_still_scores_perfectly(tmp_path: Path) -> Non
     renumbered = [dataclasses.replace(r, event=r.event - 14) if isinstance(r, Verdict) else r for r in found]
     result = score_pair(tmp_path, truth, renumbered)
     assert [f.by for f in result.flagged] == ["event"]
+
+
+def test_the_referees_corrections_are_not_scored_as_events(tmp_path: Path) -> None:
+    truth = fixture_records("illegal-rank")
+    events = [r for r in truth if isinstance(r, TableEvent)]
+    turned = next(e for e in events if isinstance(e, Turn) and e.player is Player.B)
+    fix = Correction(t=events[-1].t + 0.5, player=Player.B, slot=turned.slot, card=Card.parse("AS"),
+                     was=turned.card)
+    said = Verdict(t=fix.t, event=len(events), player=Player.B, outcome=Outcome.LEGAL, message="corrected")
+    result = score_pair(tmp_path, truth, [*truth, fix, said])
+    assert result.counts().precision == result.counts().recall == 1.0
+    assert "correct" not in result.found_counts and not result.invented and not result.false_faults
 
 
 def test_dropping_one_event_lowers_recall_by_exactly_one(tmp_path: Path) -> None:

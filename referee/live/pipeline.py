@@ -28,11 +28,25 @@ from typing import Protocol
 import numpy as np
 
 from referee.board import Board, Signal
-from referee.events import Call, CallKind, GameStart, Outcome, Record, TableEvent, Verdict
+from referee.cards import Card
+from referee.events import (
+    Call,
+    CallKind,
+    Correction,
+    GameStart,
+    Move,
+    Outcome,
+    Record,
+    TableEvent,
+    TakeBack,
+    Turn,
+    Verdict,
+)
 from referee.live.arbitrate import Arbiter, ArbiterSettings, Arbitrated
 from referee.live.source import Frame
+from referee.players import Player
 from referee.rules import Game, InconsistentEvent, RuleSet
-from referee.rules.game import Phase
+from referee.rules.game import Judgement, Phase
 from referee.vision.calibration import Calibration
 from referee.vision.drift import DriftMonitor, DriftState, DriftStatus
 from referee.vision.observation import Observer, ZoneReading
@@ -76,6 +90,26 @@ class ModelReader:
 
     def recalibrated(self, calibration: Calibration) -> None:
         self.cropper = ZoneCropper(calibration)
+
+
+def correction_for(game: Game, ev: TableEvent, rejected: str = "") -> Correction | None:
+    """The correction a rejected turn stands for: the slot it turned ``ev.card`` in shows, for
+    the engine, another face-up card (read there earlier). None for other events, and when the
+    slot is outside the slots, face down or empty, or shows that card (the turn was rejected
+    for another reason). Whether the newer reading is the better one is the caller's call."""
+    if not isinstance(ev, Turn) or not 1 <= ev.slot <= game.rules.slots:
+        return None
+    was = game.sides[ev.player].stock[ev.slot - 1].top
+    if was is None or was == ev.card:
+        return None
+    return Correction(t=ev.t, frame=ev.frame, player=ev.player, slot=ev.slot, card=ev.card, was=was,
+                      evidence={**(ev.evidence or {}), "corrects": ev.kind, "rejected": rejected})
+
+
+def _read_confidence(ev: TableEvent) -> float:
+    """The confidence of the reading an event of vision rests on (1 for events of a log)."""
+    value = (ev.evidence or {}).get("read_confidence")
+    return float(value) if isinstance(value, int | float) else 1.0
 
 
 def signals_for(verdict: Verdict | None, calls: Sequence[Call]) -> list[Signal]:
@@ -206,13 +240,49 @@ class Referee:
 
     def _judge(self, ev: TableEvent, result: StepResult, quiet: bool = False,
                item: Arbitrated | None = None) -> None:
-        try:
-            judgement = self.game.apply(ev)
-        except InconsistentEvent as exc:
-            log.warning("frame %s: %s", ev.frame, exc)
-            result.rejected.append(exc)
-            self.rejected.append(exc)
+        judgement = self._apply(ev, result)
+        if judgement is None:
             return
+        self._record(ev, judgement, result, quiet, item)
+
+    def _apply(self, ev: TableEvent, result: StepResult) -> Judgement | None:
+        """The engine's judgement of ``ev``, or None when it rejects it. A turn it rejects
+        because, from an earlier reading, it holds another face-up card in that slot is a
+        correction of that reading when the turn's card was read more surely than it
+        (:func:`correction_for`): the later, surer look at the same slot wins."""
+        try:
+            return self.game.apply(ev)
+        except InconsistentEvent as exc:
+            rejected = exc
+        correction = correction_for(self.game, ev, rejected.message)
+        if correction is not None and correction.was is not None:
+            old, new = self._read_confidence_of(correction.was, ev.player), _read_confidence(ev)
+            if new > old:
+                try:
+                    fixed = self.game.apply(correction)
+                except InconsistentEvent as why:  # e.g. the card is face up elsewhere too
+                    log.info("frame %s: %s", ev.frame, why)
+                else:
+                    log.info("frame %s: %s (read at %.2f, before at %.2f)", ev.frame, fixed.verdict.message,
+                             new, old)
+                    self._record(correction, fixed, result)
+                    return None
+        log.warning("frame %s: %s", ev.frame, rejected)
+        result.rejected.append(rejected)
+        self.rejected.append(rejected)
+        return None
+
+    def _read_confidence_of(self, card: Card, player: Player) -> float:
+        """How surely the card the engine holds face up in one of ``player``'s slots was
+        read: the reading of the last event that put it there (1 for events of a log)."""
+        for record in reversed(self.records):
+            if isinstance(record, Turn | Move | Correction | TakeBack) and record.player is player \
+                    and record.card == card:
+                return _read_confidence(record)
+        return 1.0
+
+    def _record(self, ev: TableEvent, judgement: Judgement, result: StepResult, quiet: bool = False,
+                item: Arbitrated | None = None) -> None:
         self._last_t = max(self._last_t, ev.t)
         verdict, calls = judgement.verdict, list(judgement.calls)
         if item is not None and item.note:

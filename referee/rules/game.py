@@ -26,6 +26,7 @@ from referee.errors import InputError
 from referee.events import (
     Call,
     CallKind,
+    Correction,
     Deal,
     Move,
     Outcome,
@@ -440,6 +441,24 @@ class Game:
         self._visible[ev.card] = f"{ev.player}.stock{ev.to_slot}"
         return fault, message if fault is None else f"{message}: {fault.description}"
 
+    def _correct(self, ev: Correction, calls: list[Call], where: str) -> tuple[Fault | None, str]:
+        """The referee's correction of its own reading of a stock slot: never a fault, and not
+        a player's action (P6 does not see it)."""
+        stock = self._stock(ev.player, ev.slot, where)
+        if ev.slot == self.extra_slot:
+            raise InconsistentEvent("a correction names a slot outside the stock slots", where)
+        self._check_top(ev.player, ev.slot, stock, ev.was, where)
+        if ev.card in self._visible:
+            raise InconsistentEvent(f"{ev.card} is already face up at {self._visible[ev.card]}", where)
+        owner = self._hidden_known.get(ev.card)
+        if owner is not None and owner is not ev.player:
+            raise InconsistentEvent(f"{ev.card} is among {owner}'s face-down cards", where)
+        self._hidden_known.pop(ev.card, None)
+        stock.up[-1] = ev.card
+        del self._visible[ev.was]
+        self._visible[ev.card] = f"{ev.player}.stock{ev.slot}"
+        return None, f"{ev.player}'s slot {ev.slot} shows {ev.card}: it was read as {ev.was}"
+
     def _take_back(self, ev: TakeBack, calls: list[Call], where: str) -> tuple[Fault | None, str]:
         pile = self._pile(ev.pile, where)
         index = next((i for i in range(pile.size - 1, -1, -1) if pile.cards[i].card == ev.card), None)
@@ -703,4 +722,5 @@ _HANDLERS: dict[type[TableEvent], _Handler] = {
     TakeBack: Game._take_back,
     Slap: Game._slap,
     TakePile: Game._take_pile,
+    Correction: Game._correct,
 }

@@ -26,6 +26,7 @@ from typing import Any
 from referee.errors import InputError
 from referee.events import (
     Call,
+    Correction,
     Deal,
     GameStart,
     Move,
@@ -307,6 +308,9 @@ def _apply(stacks: dict[str, list[str]], played_from: dict[str, str], ev: TableE
         stacks.setdefault(played_from.get(str(ev.card), f"{p}.stock?"), []).append(str(ev.card))
     elif isinstance(ev, TakePile):
         stacks[f"pile{ev.pile}"] = []
+    elif isinstance(ev, Correction):
+        stack = stacks.setdefault(f"{p}.stock{ev.slot}", [])
+        stack[-1:] = [str(ev.card)]
 
 
 def _pop(stacks: dict[str, list[str]], zone: str) -> None:

@@ -17,7 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.events import Call, CallKind, GameStart, Outcome, Play, Slap, TableEvent, TakePile, Verdict
+from referee.events import (
+    BOOKKEEPING_KINDS,
+    Call,
+    CallKind,
+    GameStart,
+    Outcome,
+    Play,
+    Slap,
+    TableEvent,
+    TakePile,
+    Verdict,
+)
 from referee.live.overlay import describe
 from referee.players import Player
 from referee.session import html as h
@@ -25,7 +36,7 @@ from referee.session.moment import Numbered, numbered
 from referee.session.verify import Session, open_session
 
 MARKERS = {"play": "o", "move": ">", "turn": ".", "spit": "D", "take_back": "<", "slap": "^",
-           "take_pile": "s", "deal": "|"}
+           "take_pile": "s", "deal": "|", "correct": "x"}
 
 
 @dataclass
@@ -95,6 +106,8 @@ def summarise(records: list[Numbered]) -> Game:
 
 
 def _count_event(rnd: Round, ev: TableEvent) -> None:
+    if ev.kind in BOOKKEEPING_KINDS:
+        return
     who = rnd.players[ev.player]
     who.events += 1
     if isinstance(ev, Slap):

@@ -12,8 +12,21 @@ from pathlib import Path
 import pytest
 
 from referee import scoring
-from referee.events import Call, CallKind, Deal, Move, Outcome, Play, TableEvent, TakeBack, Verdict
-from referee.live.pipeline import Referee, signals_for
+from referee.cards import Card
+from referee.events import (
+    Call,
+    CallKind,
+    Correction,
+    Deal,
+    Move,
+    Outcome,
+    Play,
+    TableEvent,
+    TakeBack,
+    Turn,
+    Verdict,
+)
+from referee.live.pipeline import Referee, correction_for, signals_for
 from referee.live.source import open_video
 from referee.players import Player
 from referee.sim.oracle import TruthZoneReader, game_so_far
@@ -111,3 +124,48 @@ def test_a_card_put_outside_the_slots_is_a_sixth_pile() -> None:
     faults = [r for r in referee.records if isinstance(r, Verdict) and r.code]
     assert [(f.player, f.code) for f in faults] == [(Player.A, "F_SIXTH_PILE")]
     assert score.counts().precision == score.counts().recall == 1.0
+
+
+# ---------------------------------------------------------------- corrections of earlier readings
+
+def read(confidence: float) -> dict[str, float]:
+    return {"read_confidence": confidence}
+
+
+def judged(*events: TableEvent) -> Referee:
+    """A referee that has judged ``events`` (handed to it as the game so far, no video)."""
+    layout = [Deal(t=0.1, player=Player.A), Deal(t=0.2, player=Player.B)]
+    return Referee(load_calibration(FIXTURES / "exchange" / "calibration.yaml"), reader=None,  # type: ignore[arg-type]
+                   prelude=[*layout, *events])
+
+
+def turn(t: float, slot: int, card: str, confidence: float) -> Turn:
+    return Turn(t=t, player=Player.A, slot=slot, card=Card.parse(card), evidence=read(confidence))
+
+
+def test_a_turn_the_engine_rejects_corrects_a_slot_read_less_surely_before() -> None:
+    referee = judged(turn(1.0, 1, "KS", 0.6), turn(2.0, 1, "4D", 0.9))
+    [fix] = [r for r in referee.records if isinstance(r, Correction)]
+    assert (fix.slot, str(fix.card), str(fix.was)) == (1, "4D", "KS")
+    verdict = referee.records[referee.records.index(fix) + 1]
+    assert isinstance(verdict, Verdict) and verdict.outcome is Outcome.LEGAL
+    assert not referee.rejected and str(referee.game.sides[Player.A].stock[0].top) == "4D"
+    # the correction stands for the turn
+    assert not any(isinstance(r, Turn) and str(r.card) == "4D" for r in referee.records)
+
+
+def test_a_less_sure_reading_corrects_nothing() -> None:
+    referee = judged(turn(1.0, 1, "KS", 0.9), turn(2.0, 1, "4D", 0.6))
+    assert not any(isinstance(r, Correction) for r in referee.records)
+    assert len(referee.rejected) == 1 and str(referee.game.sides[Player.A].stock[0].top) == "KS"
+
+
+def test_what_no_correction_explains_stays_rejected() -> None:
+    # a turn of a card face up elsewhere, into a face-down slot: the slot needs no correction
+    referee = judged(turn(1.0, 1, "KS", 0.6), turn(2.0, 2, "KS", 0.99))
+    assert not any(isinstance(r, Correction) for r in referee.records) and len(referee.rejected) == 1
+    # not a turn; a turn outside the slots; a turn of the card the slot shows
+    play = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("4D"))
+    assert correction_for(referee.game, play) is None
+    for slot, card in ((6, "QS"), (1, "KS")):
+        assert correction_for(referee.game, turn(3.0, slot, card, 0.99)) is None

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from referee.cards import Card
-from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TakeBack, TakePile, Turn
+from referee.events import Correction, Deal, Hand, Move, Play, Slap, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.rules import Game, Judgement, RuleSet
 
 A, B = Player.A, Player.B
 
 _EVENTS = {"deal": Deal, "turn": Turn, "spit": SpitTurn, "play": Play, "move": Move,
-           "take_back": TakeBack, "slap": Slap, "take_pile": TakePile}
+           "take_back": TakeBack, "slap": Slap, "take_pile": TakePile, "correct": Correction}
 
 
 class Script:
@@ -25,8 +25,9 @@ class Script:
     def do(self, kind: str, player: Player, *, dt: float = 1.0, start: float | None = None,
            hand: Hand | None = None, **fields: Any) -> Judgement:
         self.t += dt
-        if "card" in fields and isinstance(fields["card"], str):
-            fields["card"] = Card.parse(fields["card"])
+        for name in ("card", "was"):
+            if isinstance(fields.get(name), str):
+                fields[name] = Card.parse(fields[name])
         event = _EVENTS[kind](t=self.t, player=player, start=start, hand=hand, **fields)
         return self.game.apply(event)
 
