@@ -255,7 +255,7 @@ class Referee:
         except InconsistentEvent as exc:
             rejected = exc
         correction = correction_for(self.game, ev, rejected.message)
-        if correction is not None and correction.was is not None:
+        if correction is not None:
             old, new = self._read_confidence_of(correction.was, ev.player), _read_confidence(ev)
             if new > old:
                 try:
