@@ -214,8 +214,6 @@ class Observer:
         self._waiting: list[tuple[ZoneChange, ZoneReading, tuple[float, int]]] = []
         #: zone -> player -> the last time a hand touched it (HandBlob.touches: a fifth of it)
         self._hands_over: dict[str, dict[Player, float]] = {}
-        #: the same for covering its centre (HandBlob.zones): a hand surely there
-        self._hands_on: dict[str, dict[Player, float]] = {}
         #: (time, player, x of the left-most and right-most hand in mm) while a player had two
         self._two_hands_seen: deque[tuple[float, Player, float, float]] = deque()
         self.round_over = False
@@ -794,8 +792,6 @@ class Observer:
             self._hand_history.append((tracked.time, hand.player, hand.zones, hand.touches))
             for zone in dict.fromkeys(hand.zones + hand.touches):
                 self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
-            for zone in hand.zones:
-                self._hands_on.setdefault(zone, {})[hand.player] = tracked.time
         for player, n in per_player.items():
             if n >= 2:
                 xs = sorted((h.bbox_mm[0] + h.bbox_mm[2]) / 2 for h in tracked.hands
@@ -825,10 +821,12 @@ class Observer:
 
     def _maybe_elsewhere(self, dep: _Departure, zone: str) -> bool:
         """The departed card may be on its way to the other spit pile: that pile is unsettled
-        and a hand of the same player has been over it since the card left (two hands at once)."""
+        and a hand of the same player has touched it since the card left (two hands at once; a
+        hand putting a card down rarely covers the pile's centre, least of all from the far
+        side)."""
         for other in self._pile_zone.values():
             if other != zone and other in self._unsettled_since \
-                    and self._hands_on.get(other, {}).get(dep.player, -1.0) >= dep.start:
+                    and self._hands_over.get(other, {}).get(dep.player, -1.0) >= dep.start:
                 return True
         return False
 

@@ -161,6 +161,18 @@ def test_a_card_on_the_way_to_the_other_pile_is_not_underneath(layout: MatLayout
     assert [(type(e), str(e.card), e.pile) for e in second] == [(Play, "7H", 2)]
 
 
+def test_a_card_on_the_way_to_the_other_pile_under_a_hand_that_only_touches_it(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"B.stock1": "empty", "B.stock3": "back"})
+    # B's two hands: one over pile 1, the other reaching pile 2 without covering its centre
+    two = (hand(Player.B, "pile1"), replace(hand(Player.B), touches=("pile2",)))
+    table.frame_with(hands=two, unsettled=("pile1", "pile2"))
+    first = table.frame_with({"pile1": "3S"}, hands=two, unsettled=("pile2",))
+    assert [(str(e.card), e.pile) for e in first] == [("3S", 1)]  # 10C is not underneath it
+    second = table.frame_with({"pile2": "10C"})
+    assert [(type(e), str(e.card), e.pile) for e in second] == [(Play, "10C", 2)]
+
+
 def test_a_pile_waits_while_a_passing_arm_may_carry_its_card_to_the_other_pile(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock2": "back"})  # KD left A's slot 2 ...
