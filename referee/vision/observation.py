@@ -31,6 +31,7 @@ the frames, the estimate and its uncertainty, what lay underneath.
 from __future__ import annotations
 
 import logging
+import math
 from collections import deque
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -214,8 +215,9 @@ class Observer:
         self._waiting: list[tuple[ZoneChange, ZoneReading, tuple[float, int]]] = []
         #: zone -> player -> the last time a hand touched it (HandBlob.touches: a fifth of it)
         self._hands_over: dict[str, dict[Player, float]] = {}
-        #: (time, player, x of the left-most and right-most hand in mm) while a player had two
-        self._two_hands_seen: deque[tuple[float, Player, float, float]] = deque()
+        #: (time, player, their hands) while a player had two or more hands out, each hand as
+        #: (x where the arm comes in, tip x, tip y) in mat mm
+        self._two_hands_seen: deque[tuple[float, Player, tuple[tuple[float, float, float], ...]]] = deque()
         self.round_over = False
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
@@ -794,10 +796,10 @@ class Observer:
                 self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
         for player, n in per_player.items():
             if n >= 2:
-                xs = sorted((h.bbox_mm[0] + h.bbox_mm[2]) / 2 for h in tracked.hands
-                            if h.player is player and not h.merged)
-                if len(xs) >= 2:
-                    self._two_hands_seen.append((tracked.time, player, xs[0], xs[-1]))
+                arms = tuple((_arm_in_x(h), *h.tip_mm) for h in tracked.hands
+                             if h.player is player and not h.merged)
+                if len(arms) >= 2:
+                    self._two_hands_seen.append((tracked.time, player, arms))
         while self._two_hands_seen and self._two_hands_seen[0][0] < tracked.time - HAND_MEMORY_S:
             self._two_hands_seen.popleft()
         while self._hand_history and self._hand_history[0][0] < tracked.time - HAND_MEMORY_S:
@@ -836,18 +838,23 @@ class Observer:
 
     def _hand_of(self, player: Player, start: float | None, slot: int) -> Hand | None:
         """Which hand took the card from ``slot``: known only when the player had two hands on
-        the mat when it left (then the one nearer the slot; a player's left is the smaller mat x
-        for A, who faces the far edge, and the larger for B); otherwise unknown (None)."""
+        the mat when it left. In the view nearest that moment, the hand whose tip is nearest
+        the slot took it; it is the player's left when its arm comes in further to their left
+        than the other (the smaller mat x for A, who faces the far edge, the larger for B),
+        wherever it reaches. Which of two hands took a card is then right even when one reaches
+        past the other; left and right are only as good as where the arms come in (arms that
+        cross behind the mat's edge come in swapped)."""
         if start is None:
             return None
-        seen = [(lo, hi) for t, p, lo, hi in self._two_hands_seen
+        near = [(abs(t - start), arms) for t, p, arms in self._two_hands_seen
                 if p is player and abs(t - start) <= 0.25]
-        if not seen:
+        if not near:
             return None
-        lo, hi = seen[len(seen) // 2]
-        x = self._zone[self._slot_zone[(player, slot)]].center[0]
-        nearer_low = abs(x - lo) <= abs(x - hi)
-        return Hand.LEFT if nearer_low == (player is Player.A) else Hand.RIGHT
+        arms = min(near, key=lambda item: item[0])[1]
+        cx, cy = self._zone[self._slot_zone[(player, slot)]].center
+        took = min(arms, key=lambda arm: math.hypot(arm[1] - cx, arm[2] - cy))
+        lowest = took[0] <= min(arm[0] for arm in arms)
+        return Hand.LEFT if lowest == (player is Player.A) else Hand.RIGHT
 
     # ------------------------------------------------------------------ slaps
     def _slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:
@@ -872,3 +879,9 @@ class Observer:
                                        evidence={"zone": zone, "first_over_frame": tracked.frame,
                                                  "hand_area_mm2": round(over[player].area_mm2)}))
         return events
+
+
+
+def _arm_in_x(hand: HandBlob) -> float:
+    """Where along the player's edge the arm comes in (mat x, mm); without it, the blob's middle."""
+    return hand.base_mm[0] if hand.base_mm is not None else (hand.bbox_mm[0] + hand.bbox_mm[2]) / 2

@@ -87,6 +87,9 @@ class HandBlob:
     #: zones it covers at least a fifth of, or the centre of (a card is put on a pile, or
     #: taken off a packet's near end, by a hand that rarely covers the zone's centre)
     touches: tuple[str, ...] = ()
+    #: where the arm comes in: the middle of its cells nearest the player's edge (mat mm); with
+    #: two hands out, the one further to the player's left is their left hand, whatever they reach
+    base_mm: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -470,10 +473,13 @@ class ZoneTracker:
                     continue
                 j = int(np.argmin(ys)) if player is Player.A else int(np.argmax(ys))
                 tip = (float(self._mat_x_cells[xs[j]]), float(self._mat_y_cells[ys[j]]))
+                edge_y = ys.max() if player is Player.A else ys.min()
+                base = (float(self._mat_x_cells[int(np.median(xs[ys == edge_y]))]),
+                        float(self._mat_y_cells[edge_y]))
                 covered, touches = self._covered(part, merged=len(players) > 1)
                 hands.append(HandBlob(player, float(len(ys)) * cell_mm * cell_mm,
                                       (x0_mm, y0_mm, x1_mm, y1_mm), tip, covered, merged=len(players) > 1,
-                                      touches=touches))
+                                      touches=touches, base_mm=base))
         # the background follows cells that have been still a while and are not under a hand
         # and anything perfectly still for long (a card turned under a hand that has left: no
         # ghost hand stays behind)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.events import Move, Play, SpitTurn, TakeBack, TakePile, Turn
+from referee.events import Hand, Move, Play, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.vision.mat import MatLayout
 from referee.vision.observation import (
@@ -171,6 +171,27 @@ def test_a_card_on_the_way_to_the_other_pile_under_a_hand_that_only_touches_it(l
     assert [(str(e.card), e.pile) for e in first] == [("3S", 1)]  # 10C is not underneath it
     second = table.frame_with({"pile2": "10C"})
     assert [(type(e), str(e.card), e.pile) for e in second] == [(Play, "10C", 2)]
+
+
+def arm(player: Player, comes_in_x: float, tip: tuple[float, float], edge_y: float) -> HandBlob:
+    x0, x1 = sorted((comes_in_x, tip[0]))
+    return HandBlob(player, 20000.0, (x0 - 40, min(tip[1], edge_y), x1 + 40, max(tip[1], edge_y)), tip, (),
+                    base_mm=(comes_in_x, edge_y))
+
+
+def test_the_hand_that_took_a_card_is_the_one_whose_tip_was_at_the_slot(layout: MatLayout) -> None:
+    zones = {z.id: z for z in layout.zones}
+    slot1, slot5 = zones["A.stock1"].center, zones["A.stock5"].center
+    edge = layout.size_mm[1]
+    # A's left arm comes in on A's left but reaches past the right arm, to slot 5; the right arm
+    # takes from slot 1: the middles of the blobs lie the other way round
+    arms = (arm(Player.A, slot1[0] - 30, slot5, edge), arm(Player.A, slot5[0] + 30, slot1, edge))
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back", "A.stock5": "back"}, hands=arms)
+    table.idle(3, hands=arms)
+    events = table.frame_with({"pile1": "4D", "pile2": "7H"})
+    hands = {str(e.card): e.hand for e in events if isinstance(e, Play)}
+    assert hands == {"4D": Hand.RIGHT, "7H": Hand.LEFT}
 
 
 def test_a_pile_waits_while_a_passing_arm_may_carry_its_card_to_the_other_pile(layout: MatLayout) -> None:

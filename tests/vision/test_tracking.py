@@ -17,6 +17,7 @@ import pytest
 
 from referee.errors import InputError
 from referee.live.source import open_video
+from referee.players import Player
 from referee.vision.calibration import load_calibration
 from referee.vision.trackeval import FixtureScore, score_fixture
 from referee.vision.tracking import ZoneTracker
@@ -51,6 +52,20 @@ def test_hands_seen_and_attributed(name: str) -> None:
     assert s.hand_recall >= 0.99, s
     assert s.hand_player_right >= 0.95, s
     assert any(r.hands for r in s.per_frame)
+
+
+def test_each_arm_comes_in_from_its_players_edge() -> None:
+    s = scored("two-hands")
+    hands = [h for r in s.per_frame for h in r.hands if not h.merged]
+    assert len(hands) > 20
+    for h in hands:
+        assert h.base_mm is not None
+        x0, y0, x1, y1 = h.bbox_mm
+        assert x0 - 1 <= h.base_mm[0] <= x1 + 1
+        # the arm comes in at the blob's end on the player's side, the tip lies at the other
+        edge = y1 if h.player is Player.A else y0
+        assert abs(h.base_mm[1] - edge) <= 10, h
+        assert abs(h.base_mm[1] - h.tip_mm[1]) > 30, h
 
 
 def test_change_record_names_zone_and_frame() -> None:
