@@ -286,6 +286,11 @@ class Observer:
         events: list[TableEvent] = []
         changes = sorted(tracked.changes, key=lambda c: self._order(c.zone))
         settling = {c.zone for c in changes}  # zones settling now: still unsettled for what waits
+        # a pile change waiting for the other pile goes right after it (the engine must judge
+        # the two in time order), whatever else it would still wait for
+        piles_awaited = {z for waiting in self._waiting
+                         for z in self._slots_under(*waiting, tracked, settling, busy_piles=settling)
+                         if z in settling and self._order(z) == 2}
         for change in changes:
             # a waiting pile change goes first when this change may depend on it: another pile's,
             # or another slot of a player it waits for (before this zone stops counting as unsettled)
@@ -301,7 +306,7 @@ class Observer:
                 continue
             events += self._explain_or_wait(change, reading, since, tracked, settling)
         events += self._second_looks(tracked, readings, changed)
-        events += self._release_waiting(tracked)
+        events += self._release_waiting(tracked, force=bool(piles_awaited))
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
         return self._hold_spits(tracked, self._hold_behind_unread(events))
@@ -461,9 +466,10 @@ class Observer:
         if candidates:
             # a card that left a slot may lie underneath already (no need to wait for more slots),
             # or its arm only passed over this pile on the way to the other one: while that pile
-            # is busy, wait for it (its change, explained first, takes the card if it is there)
-            if all(self._maybe_elsewhere(d, change.zone) for d in candidates):
-                return set()  # surely on its way there (a hand of its player is on that pile)
+            # is busy, wait for it (its change, explained first, takes the card if it is there).
+            # A card surely on its way there (a hand of its player is on that pile) is waited for
+            # too: it may have touched first, and the engine must judge the two in order
+            # (game 5016: two hands at once, judged the wrong way round)
             return {z for z in self._pile_zone.values() if z != change.zone
                     and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None and not obs.settled))}
         slots = set()
@@ -705,7 +711,8 @@ class Observer:
                   if not d.used and since[0] - PAIR_WINDOW_S <= d.time
                   and (d.time <= change.time + 1e-9 or d.start <= change.time) and d.card != new
                   and self._hand_was_over(change.zone, d.player, since[0])
-                  and not self._maybe_elsewhere(d, change.zone)]
+                  and not self._maybe_elsewhere(d, change.zone)
+                  and d.card not in {waiting.label for _, waiting, _ in self._waiting}]  # on top there
         top_source = self._source_of(new, change)
         under_t = t - 1.0 / 30
         for dep in sorted(hidden, key=lambda d: d.start):

@@ -155,10 +155,13 @@ def test_a_card_on_the_way_to_the_other_pile_is_not_underneath(layout: MatLayout
     table.frame_with({"A.stock1": "empty", "A.stock5": "back"})
     two = (hand(Player.A, "pile1"), hand(Player.A, "pile2"))
     table.frame_with(hands=two, unsettled=("pile1", "pile2"))
-    first = table.frame_with({"pile1": "4D"}, hands=two, unsettled=("pile2",))
-    assert [str(e.card) for e in first] == ["4D"]
-    second = table.frame_with({"pile2": "7H"})
-    assert [(type(e), str(e.card), e.pile) for e in second] == [(Play, "7H", 2)]
+    # pile 1 waits for pile 2, where 7H may have touched first: the engine gets both in order,
+    # in the same frame, though A's slot 2 is still busy
+    assert table.frame_with({"pile1": "4D"}, hands=two, unsettled=("pile2", "A.stock2")) == []
+    both = table.frame_with({"pile2": "7H"}, busy_frames=0, unsettled=("A.stock2",))
+    assert sorted((str(e.card), e.pile) for e in both) == [("4D", 1), ("7H", 2)]
+    assert [e.t for e in both] == sorted(e.t for e in both)
+    assert not any((e.evidence or {}).get("underneath") is True for e in both)
 
 
 def test_a_card_on_the_way_to_the_other_pile_under_a_hand_that_only_touches_it(layout: MatLayout) -> None:
@@ -167,8 +170,12 @@ def test_a_card_on_the_way_to_the_other_pile_under_a_hand_that_only_touches_it(l
     # B's two hands: one over pile 1, the other reaching pile 2 without covering its centre
     two = (hand(Player.B, "pile1"), replace(hand(Player.B), touches=("pile2",)))
     table.frame_with(hands=two, unsettled=("pile1", "pile2"))
-    first = table.frame_with({"pile1": "3S"}, hands=two, unsettled=("pile2",))
-    assert [(str(e.card), e.pile) for e in first] == [("3S", 1)]  # 10C is not underneath it
+    assert table.frame_with({"pile1": "3S"}, hands=two, unsettled=("pile2",)) == []
+    # pile 2 stays busy past the wait: pile 1 is explained without it, and 10C, on its way
+    # there, is not underneath 3S
+    waited = [e for _ in range(int(UNDER_WAIT_S * FPS) + 1)
+              for e in table.frame_with(hands=two, unsettled=("pile2",))]
+    assert [(str(e.card), e.pile) for e in waited] == [("3S", 1)]
     second = table.frame_with({"pile2": "10C"})
     assert [(type(e), str(e.card), e.pile) for e in second] == [(Play, "10C", 2)]
 
