@@ -306,7 +306,7 @@ class Observer:
                 continue
             events += self._explain_or_wait(change, reading, since, tracked, settling)
         events += self._second_looks(tracked, readings, changed)
-        events += self._release_waiting(tracked, force=bool(piles_awaited))
+        events += self._release_waiting(tracked, force=bool(piles_awaited - set(self._unread)))
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
         return self._hold_spits(tracked, self._hold_behind_unread(events))
@@ -829,12 +829,13 @@ class Observer:
                                                                  hand.tip_mm, True))
 
     def _maybe_elsewhere(self, dep: _Departure, zone: str) -> bool:
-        """The departed card may be on its way to the other spit pile: that pile is unsettled
-        and a hand of the same player has touched it since the card left (two hands at once; a
+        """The departed card may be on its way to the other spit pile: that pile is unsettled (or
+        settled showing a card not read surely yet) and a hand of the same player has touched it
+        since the card left (two hands at once; a
         hand putting a card down rarely covers the pile's centre, least of all from the far
         side)."""
         for other in self._pile_zone.values():
-            if other != zone and other in self._unsettled_since \
+            if other != zone and (other in self._unsettled_since or other in self._unread) \
                     and self._hands_over.get(other, {}).get(dep.player, -1.0) >= dep.start:
                 return True
         return False

@@ -164,6 +164,24 @@ def test_a_card_on_the_way_to_the_other_pile_is_not_underneath(layout: MatLayout
     assert not any((e.evidence or {}).get("underneath") is True for e in both)
 
 
+def test_a_card_on_the_way_to_a_pile_not_read_surely_yet_is_not_underneath(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty", "A.stock5": "back"})
+    two = (hand(Player.A, "pile1"), hand(Player.A, "pile2"))
+    table.frame_with(hands=two, unsettled=("pile1", "pile2"))
+    assert table.frame_with({"pile1": "4D"}, hands=two, unsettled=("pile2",)) == []
+    # pile 2 settles showing a card not read surely: it is read again before it is explained
+    first = table.frame_with({"pile2": "card"}, busy_frames=0)
+    assert not any(str(e.card) == "7H" for e in first)  # not taken for a card under 4D
+    table.frame += 1
+    t = table.frame / FPS
+    zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    again = table.obs.update(TrackedFrame(table.frame, t, zones, (), ()),
+                             {"pile2": ZoneReading("pile2", "7H", 1.0, table.frame, t)})
+    plays = [(str(e.card), e.pile, (e.evidence or {}).get("underneath")) for e in first + again]
+    assert sorted(plays) == [("4D", 1, ["5D"]), ("7H", 2, ["9H"])]
+
+
 def test_a_card_on_the_way_to_the_other_pile_under_a_hand_that_only_touches_it(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"B.stock1": "empty", "B.stock3": "back"})
