@@ -831,9 +831,8 @@ class Observer:
     def _maybe_elsewhere(self, dep: _Departure, zone: str) -> bool:
         """The departed card may be on its way to the other spit pile: that pile is unsettled (or
         settled showing a card not read surely yet) and a hand of the same player has touched it
-        since the card left (two hands at once; a
-        hand putting a card down rarely covers the pile's centre, least of all from the far
-        side)."""
+        since the card left (two hands at once; a hand putting a card down rarely covers the
+        pile's centre, least of all from the far side)."""
         for other in self._pile_zone.values():
             if other != zone and (other in self._unsettled_since or other in self._unread) \
                     and self._hands_over.get(other, {}).get(dep.player, -1.0) >= dep.start:
@@ -887,7 +886,6 @@ class Observer:
                                        evidence={"zone": zone, "first_over_frame": tracked.frame,
                                                  "hand_area_mm2": round(over[player].area_mm2)}))
         return events
-
 
 
 def _arm_in_x(hand: HandBlob) -> float:
