@@ -19,7 +19,9 @@ top as the table events that produce it:
   went onto that pile *underneath* the card now on top (the layering of a touch race: the
   card underneath touched first) and is played before it;
 - a spit pile that is empty again: ``take_pile`` by the player whose hand took it;
-- after a round ends, a hand that comes down and stays on a spit pile: a ``slap``.
+- after a round ends, a hand that comes down and stays on a spit pile: a ``slap``; during
+  play, a hand that lies still on a spit pile for ``EARLY_SLAP_STILL_S`` while no card comes or
+  goes there: a ``slap`` too (an early one, a fault for the engine).
 
 Times: a zone settles a few frames after the touch (the card slides, the hand lifts off, the
 tracker waits for stillness). The touch is estimated from the settle frame minus the lag
@@ -103,6 +105,12 @@ HAND_OVER_CONFIDENCE = 0.5
 SLOT_UNDER_HAND_CONFIDENCE = 0.8
 #: A hand over a spit pile, still for this long after a round ended, is a slap.
 SLAP_STILL_S = 0.1
+#: During play, a hand whose tip lies on a spit pile, within ``EARLY_SLAP_TIP_MM`` of where it
+#: came to rest, this long, while the pile keeps its card, is slapping it (before the round
+#: ended). In games 5001, 5004, 5009 and 5010 the hand that put a card down or took it back
+#: lay still on the pile for 0.30 s at most; the two early slaps, 0.57 and 0.63 s.
+EARLY_SLAP_STILL_S = 0.4
+EARLY_SLAP_TIP_MM = 12.0
 #: A zone that settled showing a face-up card recognition could not read surely is read again
 #: every this many frames (another frame: other noise, the hand further away) ...
 REREAD_EVERY = 3
@@ -178,6 +186,10 @@ class _HandSeen:
     first: float  # first time over the pile
     slapped: bool = False
     lingering: bool = False  # already there when the round ended: not a slap until it leaves and comes back
+    # during play (an early slap): where its tip came to rest and when, the pile's top then
+    anchor: tuple[float, float] = (0.0, 0.0)
+    still_from: float = 0.0
+    top: str = ""
 
 
 @dataclass
@@ -220,6 +232,7 @@ class Observer:
         self._two_hands_seen: deque[tuple[float, Player, tuple[tuple[float, float, float], ...]]] = deque()
         self.round_over = False
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
+        self._early_slaps: dict[tuple[int, Player], _HandSeen] = {}  # hands on a pile during play
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
         self._last_hands: tuple[HandBlob, ...] = ()
         self.dealing: set[Player] = set()  # players whose new layout is awaited
@@ -464,16 +477,35 @@ class Observer:
                       if not d.used and since[0] - PAIR_WINDOW_S <= d.time <= change.time + 1e-9
                       and d.card != reading.label and self._hand_was_over(change.zone, d.player, since[0])]
         if candidates:
-            # a card that left a slot may lie underneath already (no need to wait for more slots),
-            # or its arm only passed over this pile on the way to the other one: while that pile
-            # is busy, wait for it (its change, explained first, takes the card if it is there).
-            # A card surely on its way there (a hand of its player is on that pile) is waited for
-            # too: it may have touched first, and the engine must judge the two in order
-            # (game 5016: two hands at once, judged the wrong way round)
-            return {z for z in self._pile_zone.values() if z != change.zone
+            # a card that left a slot may lie underneath already (no need to wait for more slots
+            # of its player), or its arm only passed over this pile on the way to the other one:
+            # while that pile is busy, wait for it (its change, explained first, takes the card if
+            # it is there). A card surely on its way there (a hand of its player is on that pile)
+            # is waited for too: it may have touched first, and the engine must judge the two in
+            # order (game 5016: two hands at once, judged the wrong way round)
+            busy = {z for z in self._pile_zone.values() if z != change.zone
                     and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None and not obs.settled))}
+            # a player with neither a card that left nor the new top may have put a card
+            # between: their busy slots are waited for all the same (game 5002: A, B, A onto one
+            # pile in one busy spell; B's card was lost). The top card's player is not waited for
+            # (a second card of the same hand: docs/observation.md)
+            skip = {d.player for d in candidates}
+            top = self._find_departure(reading.label)
+            holder = (top.player, top.slot) if top is not None else self._holder(reading.label)
+            if holder is not None:
+                skip.add(holder[0])
+            return busy | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
+        return self._busy_slots(change, reading, since, tracked, settling)
+
+    def _busy_slots(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                    tracked: TrackedFrame, settling: Collection[str], skip: Collection[Player] = ()
+                    ) -> set[str]:
+        """Stock slots, of players not in ``skip`` whose hand was on the changed pile, that are
+        still busy, showed a face-up card other than the pile's new top, and may have lost it."""
         slots = set()
         for (player, _), zone in self._slot_zone.items():
+            if player in skip:
+                continue
             top = self.state.tops.get(zone, "empty")
             obs = tracked.zones.get(zone)
             if (obs is not None and (not obs.settled or zone in settling or zone in self._under_hand)
@@ -866,7 +898,8 @@ class Observer:
     # ------------------------------------------------------------------ slaps
     def _slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:
         if not self.round_over:
-            return []
+            return self._early_slap_events(tracked)
+        self._early_slaps.clear()
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
@@ -885,6 +918,42 @@ class Observer:
                                        pile=int(number),
                                        evidence={"zone": zone, "first_over_frame": tracked.frame,
                                                  "hand_area_mm2": round(over[player].area_mm2)}))
+        return events
+
+
+    def _early_slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:
+        """Slaps during play: a hand lying still on a spit pile (``EARLY_SLAP_STILL_S``) whose
+        card stays: no card put down, taken back or waiting to be explained there."""
+        events: list[TableEvent] = []
+        for number, zone in self._pile_zone.items():
+            over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
+            for player in (Player.A, Player.B):
+                key = (int(number), player)
+                hand = over.get(player)
+                if hand is None:
+                    self._early_slaps.pop(key, None)
+                    continue
+                top = self.state.tops.get(zone, "empty")
+                seen = self._early_slaps.get(key)
+                if seen is None:
+                    seen = self._early_slaps[key] = _HandSeen(tracked.time, anchor=hand.tip_mm,
+                                                              still_from=tracked.time, top=top)
+                elif math.dist(hand.tip_mm, seen.anchor) > EARLY_SLAP_TIP_MM:
+                    seen.anchor, seen.still_from = hand.tip_mm, tracked.time
+                if top != seen.top:  # a card came or went under it: a play or a take-back
+                    seen.slapped = True
+                obs = tracked.zones.get(zone)
+                if (seen.slapped or tracked.time - seen.still_from < EARLY_SLAP_STILL_S
+                        or obs is None or not obs.settled or zone in self._unread
+                        or any(change.zone == zone for change, _, _ in self._waiting)):
+                    continue
+                seen.slapped = True
+                events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
+                                   pile=int(number),
+                                   evidence={"zone": zone, "over_since_t": round(seen.first, 4),
+                                             "during_play": True,
+                                             "still_s": round(tracked.time - seen.still_from, 3),
+                                             "hand_area_mm2": round(hand.area_mm2)}))
         return events
 
 

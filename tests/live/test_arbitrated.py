@@ -209,3 +209,21 @@ def test_a_card_underneath_takes_its_touch_from_its_carry_well_before_the_observ
     assert not arbiter._usable(estimate(2.4), under, now)  # well after the bound
     assert not arbiter._usable(estimate(1.6, quality=0.05), under, now)
     assert not arbiter._usable(estimate(1.6, left=None), replace(under, start=1.7), now)
+
+
+def test_a_card_underneath_with_no_contact_estimate_is_timed_a_carry_after_its_track_left() -> None:
+    from referee.cards import Card
+    from referee.live.arbitrate import _Estimate, _fallback_t
+    from referee.vision.observation import PLAY_CARRY_S
+
+    # the observer timed it from its own start, which came late (the slot's picture kept moving)
+    under = Play(t=11.58, frame=354, player=Player.B, start=11.23, slot=1, pile=2, card=Card.parse("2D"),
+                 evidence={"underneath": True})
+    lost = _Estimate(None, "the card was lost on its way", left=10.72)
+    assert abs(_fallback_t(lost, under) - (10.72 + PLAY_CARRY_S)) < 1e-9
+    # the observer's time is the bound: a track that left late does not make it later
+    assert _fallback_t(_Estimate(None, "lost", left=11.4), under) == 11.58
+    # no track, or a card on top (its time is the pile's settle): the observer's time stays
+    assert _fallback_t(_Estimate(None, "no face"), under) == 11.58
+    on_top = replace(under, evidence={"underneath": ["3H"]})
+    assert _fallback_t(lost, on_top) == 11.58

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.events import Hand, Move, Play, SpitTurn, TakeBack, TakePile, Turn
+from referee.events import Hand, Move, Play, Slap, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.vision.mat import MatLayout
 from referee.vision.observation import (
+    EARLY_SLAP_STILL_S,
     PLAY_CARRY_S,
+    SLAP_LEAD_S,
     SPIT_WAIT_S,
     TAKE_BACK_GRAB_S,
     TURN_AFTER_ARRIVAL_S,
@@ -437,3 +439,66 @@ def test_a_slot_under_a_hand_is_believed_only_when_read_very_surely(layout: MatL
     assert table.frame_with({"A.stock3": "6C"}, confidence=0.7, **under) == []  # a pile would believe 0.7
     events = table.frame_with({"A.stock3": "6C"}, confidence=0.85, **under)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+
+
+def hand_at(player: Player, tip: tuple[float, float], *zones: str) -> HandBlob:
+    return HandBlob(player, 20000.0, (0, 0, 10, 10), tip, zones)
+
+
+def frames_of(table: Table, n: int, hands: tuple[HandBlob, ...]) -> list:
+    """``n`` frames with nothing settling and ``hands`` over the mat; every event given."""
+    return [ev for _ in range(n) for ev in table.frame_with(hands=hands)]
+
+
+def test_a_hand_lying_still_on_a_pile_during_play_is_an_early_slap(layout: MatLayout) -> None:
+    table = Table(layout)
+    came = (table.frame + 1) / FPS
+    still = round(EARLY_SLAP_STILL_S * FPS)
+    assert frames_of(table, still, (hand_at(Player.A, (300.0, 200.0), "pile1"),)) == []
+    events = frames_of(table, 2, (hand_at(Player.A, (302.0, 201.0), "pile1"),))
+    assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.A, 1)]
+    assert events[0].evidence["during_play"] is True
+    assert abs(events[0].t - (came + SLAP_LEAD_S)) < 1e-9
+    # one slap per visit: the hand staying on gives no more
+    assert frames_of(table, 20, (hand_at(Player.A, (302.0, 201.0), "pile1"),)) == []
+
+
+def test_a_hand_moving_on_a_pile_or_leaving_soon_is_no_slap(layout: MatLayout) -> None:
+    table = Table(layout)
+    n = round(EARLY_SLAP_STILL_S * FPS)
+    # its tip travels on (a hand sliding a card along): never still for long
+    moving = [ev for k in range(2 * n)
+              for ev in table.frame_with(hands=(hand_at(Player.B, (300.0 + 15.0 * k, 200.0), "pile2"),))]
+    assert moving == []
+    # still, but off again before EARLY_SLAP_STILL_S
+    assert frames_of(table, n - 3, (hand_at(Player.B, (300.0, 200.0), "pile2"),)) == []
+    assert frames_of(table, 2 * n, ()) == []
+
+
+def test_a_hand_still_on_a_pile_where_its_card_lands_is_a_play_not_a_slap(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})  # 4D left its slot
+    on_pile = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+    events = table.frame_with({"pile1": "4D"}, hands=on_pile, hand_over=True)  # put down under the hand
+    assert [type(e) for e in events] == [Play]
+    assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), on_pile) == []
+
+
+def test_a_hand_on_a_pile_after_the_round_ended_is_a_slap_at_once(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.obs.note_round_over(True)
+    events = frames_of(table, 4, (hand_at(Player.B, (300.0, 200.0), "pile2"),))
+    assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.B, 2)]
+    assert "during_play" not in events[0].evidence
+
+
+def test_a_pile_waits_for_the_other_players_busy_slot_though_a_card_left_already(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})  # A's 4D left: it may lie under whatever lands
+    both = (hand(Player.A, "pile1", "A.stock2"), hand(Player.B, "pile1", "B.stock2"))
+    # pile 1 settles showing A's KD (its slot still busy) while B's slot 2 is busy too, B's hand
+    # on the pile: B's QC may have gone between
+    assert table.frame_with({"pile1": "KD"}, hands=both, unsettled=("A.stock2", "B.stock2")) == []
+    events = table.frame_with({"B.stock2": "back"}, unsettled=("A.stock2",), busy_frames=1, before=both)
+    assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC"), (Player.A, "KD")]
+    assert [e.evidence["underneath"] is True for e in events] == [True, True, False]
