@@ -341,7 +341,8 @@ class Arbiter:
         est = self._estimate(ev.player, slot, str(ev.card), ev.t, (float(toward[0]), float(toward[1])))
         self.costs.add(kind, time.perf_counter() - t0)
         use = self._usable(est, ev, tracked)
-        return self._with_contact(ev, est, use, est.contact.t if use and est.contact else _fallback_t(est, ev))
+        t = est.contact.t if use and est.contact else _fallback_t(est, ev)
+        return self._with_contact(ev, est, use, t)
 
     def _with_contact(self, ev: TableEvent, est: _Estimate, use: bool, t: float,
                       **extra: object) -> TableEvent:
