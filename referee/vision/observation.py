@@ -923,10 +923,12 @@ class Observer:
 
     def _early_slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:
         """Slaps during play: a hand lying still on a spit pile (``EARLY_SLAP_STILL_S``) whose
-        card stays: no card put down, taken back or waiting to be explained there."""
+        card stays: no card put down, taken back or waiting to be explained there. Not an arm
+        merged with the other player's: where one ends is a guess, and a knocked camera makes
+        one blob of the whole mat until the drift check follows it (fixture camera-nudge)."""
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
-            over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
+            over = {h.player: h for h in tracked.hands if not h.merged and self._slapped_pile(h) == zone}
             for player in (Player.A, Player.B):
                 key = (int(number), player)
                 hand = over.get(player)

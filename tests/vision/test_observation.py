@@ -473,6 +473,9 @@ def test_a_hand_moving_on_a_pile_or_leaving_soon_is_no_slap(layout: MatLayout) -
     # still, but off again before EARLY_SLAP_STILL_S
     assert frames_of(table, n - 3, (hand_at(Player.B, (300.0, 200.0), "pile2"),)) == []
     assert frames_of(table, 2 * n, ()) == []
+    # an arm merged with the other player's (or a knocked camera's blob of the whole mat)
+    merged = replace(hand_at(Player.B, (300.0, 200.0), "pile2"), merged=True)
+    assert frames_of(table, 2 * n, (merged,)) == []
 
 
 def test_a_hand_still_on_a_pile_where_its_card_lands_is_a_play_not_a_slap(layout: MatLayout) -> None:
