@@ -119,6 +119,12 @@ REREAD_EVERY = 3
 #: evaluation games a spit card read at 0.4-0.45 every time had the right rank: missing it
 #: made the engine wait for a spit and fault every later play as early).
 REREAD_FOR_S = 1.0
+#: A stock slot showing a back that settled under a still hand with its picture changed, read
+#: as a back still, may be in the middle of a turn (the card lands as the hand stops): it is
+#: read again (``REREAD_EVERY``) for this long. Later events do not wait for it. In game 5006
+#: a slot settled 4 ms before its card landed, was read as the back, and the turn was seen
+#: only when the hand moved again, 0.44 s late.
+TURN_LOOK_S = 0.2
 FACE_UP_LABELS = frozenset({"back", "empty", "card"})
 
 
@@ -248,6 +254,8 @@ class Observer:
         self._held_at: float | None = None
         #: changes whose card was not read surely, read again; events after them wait
         self._unread: dict[str, _Unread] = {}
+        #: slots that may be mid-turn (``TURN_LOOK_S``), read again without holding anything
+        self._turn_looks: dict[str, _Unread] = {}
         self._behind_unread: list[TableEvent] = []
         self._slot_zones = set(self._slot_zone.values())
 
@@ -311,14 +319,19 @@ class Observer:
                 events += self._release_waiting(tracked, force=True)
             since = self._unsettled_since.pop(change.zone, (change.time, change.frame))
             self._unread.pop(change.zone, None)  # what was not read there is covered now
+            self._turn_looks.pop(change.zone, None)
             reading = readings.get(change.zone)
             if reading is None:
                 continue
             if reading.label == "card":  # face up, not read surely: look again (REREAD_EVERY)
                 self._unread[change.zone] = _Unread(change, since, [reading])
                 continue
+            if change.hand_over and reading.label == "back" and change.zone in self._slot_zones \
+                    and self.state.tops.get(change.zone) == "back":
+                self._turn_looks[change.zone] = _Unread(change, since, [reading])
             events += self._explain_or_wait(change, reading, since, tracked, settling)
         events += self._second_looks(tracked, readings, changed)
+        events += self._turn_second_looks(tracked, readings, changed)
         events += self._release_waiting(tracked, force=bool(piles_awaited - set(self._unread)))
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
@@ -327,7 +340,7 @@ class Observer:
     def rereads(self, tracked: TrackedFrame) -> list[str]:
         """Zones to read again this frame: settled showing a card not read surely, last read
         ``REREAD_EVERY`` frames ago or more (give their readings to :meth:`update`)."""
-        return [zone for zone, unread in self._unread.items()
+        return [zone for zone, unread in [*self._unread.items(), *self._turn_looks.items()]
                 if tracked.frame - unread.last_frame >= REREAD_EVERY
                 and (obs := tracked.zones.get(zone)) is not None and obs.settled]
 
@@ -365,6 +378,29 @@ class Observer:
                 unread.readings.append(reading)
             if tracked.time - unread.change.time >= REREAD_FOR_S:
                 events += self._give_up_reading(zone)
+        return events
+
+    def _turn_second_looks(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading],
+                           changed: Collection[str]) -> list[TableEvent]:
+        """Slots that may be mid-turn, read again: a face-up card explains their change (a turn
+        timed from it); a card not read surely goes to the ordinary second looks; after
+        ``TURN_LOOK_S`` of backs the look ends."""
+        events: list[TableEvent] = []
+        for zone, look in list(self._turn_looks.items()):
+            if zone in changed:
+                continue
+            reading = readings.get(zone)
+            if reading is not None and reading.label not in FACE_UP_LABELS:
+                del self._turn_looks[zone]
+                events += self._explain(look.change, reading, look.since)
+            elif reading is not None and reading.label == "card":
+                del self._turn_looks[zone]
+                self._unread[zone] = _Unread(look.change, look.since, [reading])
+            elif (reading is not None and reading.label != "back") \
+                    or tracked.time - look.change.time >= TURN_LOOK_S:
+                del self._turn_looks[zone]
+            elif reading is not None:
+                look.readings.append(reading)
         return events
 
     def _give_up_reading(self, zone: str) -> list[TableEvent]:

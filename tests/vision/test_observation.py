@@ -14,6 +14,7 @@ from referee.vision.observation import (
     SPIT_WAIT_S,
     TAKE_BACK_GRAB_S,
     TURN_AFTER_ARRIVAL_S,
+    TURN_LOOK_S,
     TURN_UNDER_HAND_LAG_S,
     UNDER_WAIT_S,
     Observer,
@@ -505,3 +506,35 @@ def test_a_pile_waits_for_the_other_players_busy_slot_though_a_card_left_already
     events = table.frame_with({"B.stock2": "back"}, unsettled=("A.stock2",), busy_frames=1, before=both)
     assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC"), (Player.A, "KD")]
     assert [e.evidence["underneath"] is True for e in events] == [True, True, False]
+
+
+def test_a_slot_settled_under_the_hand_as_its_card_lands_is_looked_at_again(layout: MatLayout) -> None:
+    table = Table(layout)
+    turning = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    # the slot settles as the hand stops, a moment before the card lies flat: still the back
+    assert table.frame_with({"A.stock3": "back"}, **turning) == []
+    settled_t = table.frame / FPS
+    assert _look_again(table, {"A.stock3": ("6C", 0.95, None)}) == []  # not asked yet (REREAD_EVERY)
+    events = []
+    for _ in range(3):
+        events += _look_again(table, {"A.stock3": ("6C", 0.95, None)})
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Turn, 3, "6C")]
+    assert abs(events[0].t - (settled_t - TURN_UNDER_HAND_LAG_S)) < 1e-9  # timed from the settle
+
+
+def test_a_slot_that_keeps_its_back_under_a_hand_is_looked_at_only_briefly(layout: MatLayout) -> None:
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "back"}, hands=(hand(Player.A, "A.stock3"),), hand_over=True) == []
+    asked = 0
+    still = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    for _ in range(round(3 * TURN_LOOK_S * FPS)):
+        table.frame += 1
+        tracked = TrackedFrame(table.frame, table.frame / FPS, still, (), ())
+        zones = table.obs.rereads(tracked)
+        asked += len(zones)
+        readings = {z: ZoneReading(z, "back", 1.0, table.frame, tracked.time) for z in zones}
+        assert table.obs.update(tracked, readings) == []
+    assert 1 <= asked <= TURN_LOOK_S * FPS / 3 + 1
+    # a slot that settled with nothing over it is not looked at again
+    assert table.frame_with({"A.stock3": "back"}) == []
+    assert table.obs.rereads(TrackedFrame(table.frame + 5, 0.0, still, (), ())) == []
