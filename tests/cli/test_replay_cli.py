@@ -45,6 +45,10 @@ def test_replay_writes_the_log_the_video_and_a_summary(model: Path, tmp_path: Pa
     lines = (out / "events.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["type"] == "game_start"
     assert (out / "annotated.mp4").stat().st_size > 10_000
+    import cv2  # every frame drawn and encoded, in order (off the referee's thread)
+    video = cv2.VideoCapture(str(out / "annotated.mp4"))
+    assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == 96
+    video.release()
     assert "96 frames, 0 dropped" in stdout
     code, _, _ = run("check", str(out / "events.jsonl"))
     assert code == 0  # what it wrote is a valid log the rules agree with
