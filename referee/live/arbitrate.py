@@ -28,7 +28,8 @@ What it does, only when the observer gives a play (a pile settled), a move or sl
   top card go to :func:`~referee.vision.arbitration.decide_first_touch`; the plays are given
   in the order it calls. When it makes no call the observer's layering order stays and the
   verdict says "first touch uncertain: <reason>";
-- **slaps**: held until the other player's slap (or ``slap_wait_s``); the hands round each
+- **slaps**: (after the round ended; one during play is a fault and goes on at once) held
+  until the other player's slap (or ``slap_wait_s``); the hands round each
   slapped pile (:func:`~referee.vision.arbitration.hand_tracks`) give each slap's touch, put a
   slap seen on the wrong pile on the one its hand covered, and when both slapped one pile
   :func:`~referee.vision.arbitration.decide_slap` orders them (the engine gives the pile to
@@ -247,6 +248,8 @@ class Arbiter:
                     out.append(Arbitrated(self._single(ev, tracked)))
                 except Exception as exc:  # as above: the observer's time stays
                     out.append(Arbitrated(_failed(ev, exc)))
+            elif isinstance(ev, Slap) and (ev.evidence or {}).get("during_play"):
+                out.append(Arbitrated(ev))  # a slap before the round ended: a fault, no race to order
             elif isinstance(ev, Slap):
                 slaps.append(ev)
             else:

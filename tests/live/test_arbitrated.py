@@ -227,3 +227,17 @@ def test_a_card_underneath_with_no_contact_estimate_is_timed_a_carry_after_its_t
     assert _fallback_t(_Estimate(None, "no face"), under) == 11.58
     on_top = replace(under, evidence={"underneath": ["3H"]})
     assert _fallback_t(lost, on_top) == 11.58
+
+
+def test_a_slap_during_play_goes_to_the_engine_at_once() -> None:
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(cal))
+    now = TrackedFrame(100, 3.3, {}, (), ())
+    early = Slap(t=2.9, frame=100, player=Player.A, pile=1, evidence={"during_play": True})
+    assert [item.event for item in arbiter.refine([early], now)] == [early]
+    after_round = Slap(t=2.9, frame=100, player=Player.A, pile=1)
+    assert arbiter.refine([after_round], now) == []  # held for the other player's slap
+    assert [item.event for item in arbiter.flush(now)] == [after_round]
