@@ -4,7 +4,8 @@
 
 Writes ``OUT/events.jsonl`` (every record as it is made, flushed line by line, so a crash
 loses nothing already judged), ``OUT/annotated.mp4`` (the overlay on every frame, drawn and
-encoded off the referee's thread: :class:`AnnotatedVideo`) and ``OUT/summary.json`` (frames, dropped frames, speed, rejected events).
+encoded off the referee's thread: :class:`AnnotatedVideo`) and ``OUT/summary.json`` (frames,
+dropped frames, speed, rejected events).
 With ``session`` (a :class:`~referee.session.recorder.SessionRecorder`, whose ``log`` is then
 the ``writer``), every frame is recorded before it is judged, a calibration the referee moves
 to is kept, and the session is closed at the end (docs/sessions.md).
