@@ -111,6 +111,16 @@ SLAP_STILL_S = 0.1
 #: lay still on the pile for 0.30 s at most; the two early slaps, 0.57 and 0.63 s.
 EARLY_SLAP_STILL_S = 0.4
 EARLY_SLAP_TIP_MM = 12.0
+#: ... given when the pile is clear again, looking as before the hand came, within this long
+#: after the hand left
+EARLY_SLAP_WAIT_S = 2.0
+#: ... and not when a stock slot of the player, clear again, looked different
+#: (``ZoneObservation.as_before``) from this long before the hand came to as long after it
+#: left: the hand carried a card (put down and taken back under the still hand, it leaves the
+#: pile as it was; a model that did not read it would see a slap). In fixture illegal-rank
+#: the slot was clear again 0.4 s after the hand left the pile; in game 5010 a play's slot
+#: 0.9 s before the slap.
+EARLY_SLAP_SLOTS_S = 0.5
 #: A zone that settled showing a face-up card recognition could not read surely is read again
 #: every this many frames (another frame: other noise, the hand further away) ...
 REREAD_EVERY = 3
@@ -192,10 +202,12 @@ class _HandSeen:
     first: float  # first time over the pile
     slapped: bool = False
     lingering: bool = False  # already there when the round ended: not a slap until it leaves and comes back
-    # during play (an early slap): where its tip came to rest and when, the pile's top then
+    # during play (an early slap): where its tip came to rest and when, the pile's top then,
+    # and how long it had lain still when that was long enough
     anchor: tuple[float, float] = (0.0, 0.0)
     still_from: float = 0.0
     top: str = ""
+    still_s: float | None = None
 
 
 @dataclass
@@ -239,6 +251,12 @@ class Observer:
         self.round_over = False
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
         self._early_slaps: dict[tuple[int, Player], _HandSeen] = {}  # hands on a pile during play
+        #: hands that lay still on a pile long enough and left: (pile, player), the visit, when it
+        #: left, whether the pile was clear again looking as before; a slap once the player's
+        #: slots are clear too and none of them changed (``EARLY_SLAP_WAIT_S``)
+        self._early_pending: list[tuple[tuple[int, Player], _HandSeen, float, bool]] = []
+        #: per player, when their stock slots' recent changes began (``EARLY_SLAP_SLOTS_S``)
+        self._slot_changes: dict[Player, deque[float]] = {}
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
         self._last_hands: tuple[HandBlob, ...] = ()
         self.dealing: set[Player] = set()  # players whose new layout is awaited
@@ -299,6 +317,9 @@ class Observer:
         each zone in ``tracked.changes``), plus slaps seen on the hands."""
         self._follow_hands(tracked)
         changed = {c.zone for c in tracked.changes}
+        for (player, _), zone in self._slot_zone.items():  # a slot clear again, changed: a card came or went
+            if (obs := tracked.zones.get(zone)) is not None and obs.as_before is False:
+                self._slot_changes.setdefault(player, deque(maxlen=8)).append(tracked.time)
         for zid, obs in tracked.zones.items():
             if not obs.settled:
                 self._unsettled_since.setdefault(zid, (tracked.time, tracked.frame))
@@ -936,6 +957,7 @@ class Observer:
         if not self.round_over:
             return self._early_slap_events(tracked)
         self._early_slaps.clear()
+        self._early_pending = []
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
@@ -958,21 +980,30 @@ class Observer:
 
 
     def _early_slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:
-        """Slaps during play: a hand lying still on a spit pile (``EARLY_SLAP_STILL_S``) whose
-        card stays: no card put down, taken back or waiting to be explained there. Not an arm
-        merged with the other player's: where one ends is a guess, and a knocked camera makes
-        one blob of the whole mat until the drift check follows it (fixture camera-nudge)."""
+        """Slaps during play: a hand that lay still on a spit pile (``EARLY_SLAP_STILL_S``)
+        while its card stayed (no card put down, taken back or waiting to be explained there),
+        given once the hand has left and the pile, clear again, looks as it did before the hand
+        came (``ZoneObservation.as_before``), unless a stock slot of the player was clear again,
+        changed, from ``EARLY_SLAP_SLOTS_S`` before the hand came to as long after it left: a card
+        put down under a hand that lingers may not be read, but it changes the pile's picture,
+        or its slot's (the tests' model that reads no card made a slap of a play and its
+        take-back). Not an arm merged with the other player's: where
+        one ends is a guess, and a knocked camera makes one blob of the whole mat until the
+        drift check follows it (fixture camera-nudge)."""
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if not h.merged and self._slapped_pile(h) == zone}
+            obs = tracked.zones.get(zone)
+            top = self.state.tops.get(zone, "empty")
             for player in (Player.A, Player.B):
                 key = (int(number), player)
                 hand = over.get(player)
+                seen = self._early_slaps.get(key)
                 if hand is None:
+                    if seen is not None and seen.still_s is not None and not seen.slapped:
+                        self._early_pending.append((key, seen, tracked.time, False))
                     self._early_slaps.pop(key, None)
                     continue
-                top = self.state.tops.get(zone, "empty")
-                seen = self._early_slaps.get(key)
                 if seen is None:
                     seen = self._early_slaps[key] = _HandSeen(tracked.time, anchor=hand.tip_mm,
                                                               still_from=tracked.time, top=top)
@@ -980,19 +1011,34 @@ class Observer:
                     seen.anchor, seen.still_from = hand.tip_mm, tracked.time
                 if top != seen.top:  # a card came or went under it: a play or a take-back
                     seen.slapped = True
-                obs = tracked.zones.get(zone)
-                if (seen.slapped or tracked.time - seen.still_from < EARLY_SLAP_STILL_S
-                        or obs is None or not obs.settled or zone in self._unread
-                        or any(change.zone == zone for change, _, _ in self._waiting)):
-                    continue
-                seen.slapped = True
-                events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
-                                   pile=int(number),
-                                   evidence={"zone": zone, "over_since_t": round(seen.first, 4),
-                                             "during_play": True,
-                                             "still_s": round(tracked.time - seen.still_from, 3),
-                                             "hand_area_mm2": round(hand.area_mm2)}))
+                if (not seen.slapped and seen.still_s is None
+                        and tracked.time - seen.still_from >= EARLY_SLAP_STILL_S
+                        and obs is not None and obs.settled and zone not in self._unread
+                        and not any(change.zone == zone for change, _, _ in self._waiting)):
+                    seen.still_s = round(tracked.time - seen.still_from, 3)
+        keep = []
+        for key, seen, left, pile_ok in self._early_pending:
+            zone = self._pile_zone[key[0]]
+            obs = tracked.zones.get(zone)
+            pile_ok = pile_ok or (obs is not None and obs.as_before is True)
+            changed = obs is not None and obs.as_before is False
+            if changed or self.state.tops.get(zone, "empty") != seen.top \
+                    or tracked.time - left >= EARLY_SLAP_WAIT_S:
+                continue  # a card came or went after all
+            if not pile_ok or tracked.time < left + EARLY_SLAP_SLOTS_S:
+                keep.append((key, seen, left, pile_ok))
+            elif not self._slots_changed(key[1], seen.first - EARLY_SLAP_SLOTS_S, tracked.time):
+                events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=key[1],
+                                   pile=key[0], evidence={"zone": zone, "over_since_t": round(seen.first, 4),
+                                                          "during_play": True, "still_s": seen.still_s,
+                                                          "left_t": round(left, 4)}))
+        self._early_pending = keep
         return events
+
+
+    def _slots_changed(self, player: Player, since: float, until: float) -> bool:
+        """A stock slot of ``player`` was clear again, changed, between ``since`` and ``until``."""
+        return any(since <= t <= until for t in self._slot_changes.get(player, ()))
 
 
 def _arm_in_x(hand: HandBlob) -> float:

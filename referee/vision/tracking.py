@@ -56,6 +56,10 @@ class ZoneObservation:
     #: settled view (near 0: the card that lay there is still there, an arm only passes over
     #: it); None when settled, not a stock slot, or too little of it shows
     visible_change: float | None = None
+    #: a spit pile or stock slot clear again (settled, nothing over it) after something was
+    #: over it: whether it looks as it did when last clear (a hand lay on it, or an arm passed
+    #: over it, and took nothing, left nothing); None in every other frame
+    as_before: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,8 @@ class _ZoneState:
     occupied: bool = False
     since_frame: int = 0
     history: list[bool] = field(default_factory=list)
+    clear_view: np.ndarray | None = None  # the view when last settled with nothing over it
+    was_clear: bool = True
 
 
 @dataclass(frozen=True)
@@ -228,6 +234,8 @@ class ZoneTracker:
         self._art_grey_full = cv2.cvtColor(self._art, cv2.COLOR_BGR2GRAY)
         self.zone_ids = [z.id for z in calibration.layout.zones]
         self._stock_ids = {z.id for z in calibration.layout.zones if z.kind is ZoneKind.STOCK}
+        self._clear_ids = {z.id for z in calibration.layout.zones
+                           if z.kind in (ZoneKind.PILE, ZoneKind.STOCK)}
         self._settle_under_hand = {z.id for z in calibration.layout.zones
                                    if z.kind.value in self.s.settle_under_hand}
         self._slices: dict[str, tuple[slice, slice]] = {}
@@ -364,8 +372,17 @@ class ZoneTracker:
             visible_change = None
             if not st.settled and zid in self._stock_ids:
                 visible_change = self._visible_change(zid, small, st.reference, hand_mask)
+            as_before = None
+            if zid in self._clear_ids:
+                clear = st.settled and not covered and not hand_mask[self._zone_cells[zid]].any()
+                if clear and st.clear_view is not None and not st.was_clear:
+                    as_before = float(np.mean(np.abs(small - st.clear_view))) <= self._change_level[zid]
+                if clear:
+                    st.clear_view = small
+                st.was_clear = clear
             # occupancy is only trusted when the zone is settled: between, the last settled answer
-            obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion, visible_change)
+            obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion, visible_change,
+                                       as_before)
         if self._last_time is not None and time > self._last_time:
             self._frame_dt = float(time) - self._last_time
         self._last_time = float(time)

@@ -8,6 +8,7 @@ from referee.events import Hand, Move, Play, Slap, SpitTurn, TakeBack, TakePile,
 from referee.players import Player
 from referee.vision.mat import MatLayout
 from referee.vision.observation import (
+    EARLY_SLAP_SLOTS_S,
     EARLY_SLAP_STILL_S,
     PLAY_CARRY_S,
     SLAP_LEAD_S,
@@ -451,17 +452,50 @@ def frames_of(table: Table, n: int, hands: tuple[HandBlob, ...]) -> list:
     return [ev for _ in range(n) for ev in table.frame_with(hands=hands)]
 
 
-def test_a_hand_lying_still_on_a_pile_during_play_is_an_early_slap(layout: MatLayout) -> None:
+def clear_again(table: Table, zone: str, as_before: bool) -> list:
+    """One frame with no hand, in which ``zone`` is clear again, looking as before or not."""
+    table.frame += 1
+    t = table.frame / FPS
+    zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0, None, as_before if z == zone else None)
+             for z in table.zones}
+    return table.obs.update(TrackedFrame(table.frame, t, zones, (), ()), {})
+
+
+def test_a_hand_that_lay_still_on_a_pile_during_play_is_an_early_slap(layout: MatLayout) -> None:
     table = Table(layout)
     came = (table.frame + 1) / FPS
     still = round(EARLY_SLAP_STILL_S * FPS)
-    assert frames_of(table, still, (hand_at(Player.A, (300.0, 200.0), "pile1"),)) == []
-    events = frames_of(table, 2, (hand_at(Player.A, (302.0, 201.0), "pile1"),))
+    assert frames_of(table, still + 10, (hand_at(Player.A, (300.0, 200.0), "pile1"),)) == []
+    assert frames_of(table, 3, ()) == []  # gone; the pile not yet clear again
+    assert clear_again(table, "pile1", as_before=True) == []  # as it was: nothing put down or taken
+    # ... and none of A's slots changed since just before the hand came until a while after
+    events = frames_of(table, round(EARLY_SLAP_SLOTS_S * FPS), ())
     assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.A, 1)]
-    assert events[0].evidence["during_play"] is True
+    assert events[0].evidence["during_play"] is True and events[0].evidence["still_s"] >= EARLY_SLAP_STILL_S
     assert abs(events[0].t - (came + SLAP_LEAD_S)) < 1e-9
-    # one slap per visit: the hand staying on gives no more
-    assert frames_of(table, 20, (hand_at(Player.A, (302.0, 201.0), "pile1"),)) == []
+    assert clear_again(table, "pile1", as_before=True) == []  # one slap per visit
+
+
+def test_a_hand_that_carried_a_card_from_a_slot_made_no_slap(layout: MatLayout) -> None:
+    table = Table(layout)
+    # a card put down and taken back under a still hand, never read: the pile looks as before,
+    # but the slot it came from, clear again, does not
+    lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+    assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), lingering) == []
+    assert clear_again(table, "pile1", as_before=True) == []
+    assert clear_again(table, "A.stock2", as_before=False) == []
+    assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+
+
+def test_a_pile_that_looks_different_after_the_hand_left_was_no_slap(layout: MatLayout) -> None:
+    table = Table(layout)
+    # a card put down under a hand that lingers, and not read (the pile's top stays): the
+    # pile's picture has changed all the same
+    lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+    assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), lingering) == []
+    assert clear_again(table, "pile1", as_before=False) == []
+    assert clear_again(table, "pile1", as_before=True) == []
+    assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
 
 
 def test_a_hand_moving_on_a_pile_or_leaving_soon_is_no_slap(layout: MatLayout) -> None:
@@ -470,13 +504,14 @@ def test_a_hand_moving_on_a_pile_or_leaving_soon_is_no_slap(layout: MatLayout) -
     # its tip travels on (a hand sliding a card along): never still for long
     moving = [ev for k in range(2 * n)
               for ev in table.frame_with(hands=(hand_at(Player.B, (300.0 + 15.0 * k, 200.0), "pile2"),))]
-    assert moving == []
+    assert moving == [] and clear_again(table, "pile2", as_before=True) == []
+    assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
     # still, but off again before EARLY_SLAP_STILL_S
     assert frames_of(table, n - 3, (hand_at(Player.B, (300.0, 200.0), "pile2"),)) == []
-    assert frames_of(table, 2 * n, ()) == []
+    assert clear_again(table, "pile2", as_before=True) == []
     # an arm merged with the other player's (or a knocked camera's blob of the whole mat)
     merged = replace(hand_at(Player.B, (300.0, 200.0), "pile2"), merged=True)
-    assert frames_of(table, 2 * n, (merged,)) == []
+    assert frames_of(table, 2 * n, (merged,)) == [] and clear_again(table, "pile2", as_before=True) == []
 
 
 def test_a_hand_still_on_a_pile_where_its_card_lands_is_a_play_not_a_slap(layout: MatLayout) -> None:
@@ -486,6 +521,7 @@ def test_a_hand_still_on_a_pile_where_its_card_lands_is_a_play_not_a_slap(layout
     events = table.frame_with({"pile1": "4D"}, hands=on_pile, hand_over=True)  # put down under the hand
     assert [type(e) for e in events] == [Play]
     assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), on_pile) == []
+    assert clear_again(table, "pile1", as_before=True) == []
 
 
 def test_a_hand_on_a_pile_after_the_round_ended_is_a_slap_at_once(layout: MatLayout) -> None:

@@ -153,3 +153,27 @@ def test_a_busy_slot_shows_whether_its_card_is_still_there(name: str) -> None:
     assert len(kept) >= 20 and gone
     assert np.mean(np.array(kept) < KEPT_CARD_CHANGE) >= 0.6  # an arm over a slot whose card stays
     assert min(gone) >= KEPT_CARD_CHANGE  # a card that has left is never taken as there
+
+
+@pytest.mark.parametrize("name", ["illegal-rank", "take-back", "race-2f", "slap-same"])
+def test_a_pile_clear_again_looks_as_before_only_when_its_card_stayed(name: str) -> None:
+    from referee.sim.oracle import TruthReader
+
+    fixture = FIXTURES / name
+    tracker = ZoneTracker(load_calibration(fixture / "calibration.yaml"))
+    truth = TruthReader(fixture / "frames.jsonl.gz")
+    last: dict[str, str] = {}
+    seen = {True: 0, False: 0}
+    with open_video(fixture / "video.mp4") as source:
+        for frame in source:
+            tracked = tracker.update(frame.image, frame.t)
+            for zone in ("pile1", "pile2"):
+                obs = tracked.zones[zone]
+                top = truth.read(frame.index, [zone])[0][0]
+                if obs.as_before is not None:
+                    seen[obs.as_before] += 1
+                    if obs.as_before:  # never after a card came or went (a slap would be called)
+                        assert top == last[zone], (zone, frame.index)
+                if obs.settled and not obs.covered:
+                    last[zone] = top
+    assert seen[True] + seen[False] >= 2
