@@ -200,7 +200,7 @@ class _PileCard:
 @dataclass
 class _HandSeen:
     first: float  # first time over the pile
-    slapped: bool = False
+    slapped: bool = False  # its slap was given (during play: or the visit turned out a play)
     lingering: bool = False  # already there when the round ended: not a slap until it leaves and comes back
     # during play (an early slap): where its tip came to rest and when, the pile's top then,
     # and how long it had lain still when that was long enough
@@ -252,10 +252,10 @@ class Observer:
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
         self._early_slaps: dict[tuple[int, Player], _HandSeen] = {}  # hands on a pile during play
         #: hands that lay still on a pile long enough and left: (pile, player), the visit, when it
-        #: left, whether the pile was clear again looking as before; a slap once the player's
-        #: slots are clear too and none of them changed (``EARLY_SLAP_WAIT_S``)
+        #: left, whether the pile was clear again looking as before; a slap ``EARLY_SLAP_SLOTS_S``
+        #: after it left if none of the player's slots changed (given up after ``EARLY_SLAP_WAIT_S``)
         self._early_pending: list[tuple[tuple[int, Player], _HandSeen, float, bool]] = []
-        #: per player, when their stock slots' recent changes began (``EARLY_SLAP_SLOTS_S``)
+        #: per player, when one of their stock slots was clear again looking changed (the last 8)
         self._slot_changes: dict[Player, deque[float]] = {}
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
         self._last_hands: tuple[HandBlob, ...] = ()
