@@ -248,10 +248,13 @@ class SegmentRecorder:
 
     def _encode(self, seg: _Segment, index: int, t: float, image: np.ndarray) -> None:
         import av
+        import cv2
 
         if (image.shape[1], image.shape[0]) != seg.size:
             return  # pragma: no cover - add() opens a new segment when the size changes
-        vf = av.VideoFrame.from_ndarray(image, format="bgr24")
+        # OpenCV's conversion to planar YUV (BT.601, limited range, as libswscale's): faster,
+        # and the same on every CPU (libswscale's SIMD paths round differently)
+        vf = av.VideoFrame.from_ndarray(cv2.cvtColor(image, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
         vf.pts = len(seg.frames)
         vf.time_base = 1 / self.fps
         for packet in seg.stream.encode(vf):

@@ -5,8 +5,8 @@ segments (tests/session/_reportdata.py): both players slap pile 2, B's hand unde
 first). The referee timed the hands' stops on the frames it saw; the page recomputes them
 with the same code (referee/session/evidence.py). On those very frames (the fixture's video)
 the recomputation is the referee's to the digit; on the recorded (re-encoded) video A's stop
-agrees within a few ms, while B's hand, lying under A's, is split from A's slightly
-differently and its stop comes about 60 ms later (docs/reports.md): the order stays B first.
+agrees within a ms, while B's hand, lying under A's, is split from A's slightly differently
+and its stop comes up to 15 ms later (docs/reports.md): the order stays B first.
 """
 
 from __future__ import annotations
@@ -87,9 +87,9 @@ def test_on_the_recorded_video_the_order_stays_and_the_times_are_close(recorded:
     span = slap_span(moment.table_events)
     assert span is not None
     evidence = recompute(calibration_at(session, 0), read_frames(session, *span), moment.table_events)
-    # A's stop within a few ms; B's hand under A's is split a little differently on the
-    # re-encoded frames and measured 60 ms late (see the module's docstring)
-    check_hands(evidence, {Player.A: 0.005, Player.B: 0.08})
+    # A's stop within a ms; B's hand under A's is split a little differently on the
+    # re-encoded frames and measured up to 15 ms late (see the module's docstring)
+    check_hands(evidence, {Player.A: 0.002, Player.B: 0.02})
     assert evidence.arbitration is not None and str(evidence.arbitration.first) == logged_first(moment)
 
 
@@ -105,8 +105,8 @@ def test_the_page_shows_the_hands_on_a_timeline(page: str) -> None:
     assert page.count("B first, then A") == 2  # recomputed and logged
     assert "not recomputed" not in page and "no hand track" not in page
     assert "Recomputed from the hands' last frame" in page
-    assert re.search(r"<td>A slap pile:2</td><td>1\.550 \+- 0\.014 s[^<]*</td><td>hand stop</td>"
-                     r"<td>1\.5\d\d \+- 0\.014 s[^<]*</td><td>[+-]\d\.\d ms</td>", page)
+    assert re.search(r"<td>A slap pile:2</td><td>1\.541 \+- 0\.013 s[^<]*</td><td>hand stop</td>"
+                     r"<td>1\.54\d \+- 0\.013 s[^<]*</td><td>[+-]\d\.\d ms</td>", page)
 
 
 def test_missing_frames_are_named(recorded: Path, tmp_path: Path) -> None:
