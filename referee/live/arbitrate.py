@@ -21,7 +21,9 @@ What it does, only when the observer gives a play (a pile settled), a move or sl
   (:func:`~referee.vision.arbitration.estimate_contact`). A good estimate (quality at least
   ``min_quality``, within ``max_shift_s`` of the observer's time, before the zone settled;
   for a card found underneath, any time after it left its slot up to ``max_shift_s`` past the
-  observer's, which is only a bound) replaces the observer's ``t``; the estimate goes into
+  observer's, which is only a bound; for a pile busy longer than ``max_shift_s`` before it
+  settled, as when a hand lingers over it, any time while it was busy, after the card left)
+  replaces the observer's ``t``; the estimate goes into
   the event's evidence either way, and ``start`` becomes the instant the track first moves;
 - **races** (one pile change that gives two plays by different players, the observer's card
   underneath first): both cards' tracks, the layering of the settled pile and the recognised
@@ -328,6 +330,12 @@ class Arbiter:
             # the card on top); the estimate may lie anywhere after the card left its slot
             left = est.left if est.left is not None else ev.start
             return (left is None or c.t > left) and c.t <= ev.t + self.s.max_shift_s
+        busy_from = (ev.evidence or {}).get("since_t")
+        if isinstance(busy_from, (int, float)) and ev.t - busy_from > self.s.max_shift_s:
+            # the pile was busy long (a hand lingered, and its settle came late): the card
+            # touched while it was busy, after it left its slot
+            left = est.left if est.left is not None else ev.start
+            return busy_from <= c.t <= ev.t + self.s.max_shift_s and (left is None or c.t > left)
         return abs(c.t - ev.t) <= self.s.max_shift_s
 
     def _single(self, ev: Play | Move, tracked: TrackedFrame) -> TableEvent:

@@ -255,8 +255,10 @@ class Observer:
         #: left, whether the pile was clear again looking as before; a slap ``EARLY_SLAP_SLOTS_S``
         #: after it left if none of the player's slots changed (given up after ``EARLY_SLAP_WAIT_S``)
         self._early_pending: list[tuple[tuple[int, Player], _HandSeen, float, bool]] = []
-        #: per player, when one of their stock slots was clear again looking changed (the last 8)
-        self._slot_changes: dict[Player, deque[float]] = {}
+        #: per player, their stock slots clear again looking changed (the last 8): when each
+        #: busy spell began (the slot last settled before) and when it was clear again
+        self._slot_changes: dict[Player, deque[tuple[float, float]]] = {}
+        self._slot_clear_t: dict[str, float] = {}  # per stock slot, when it was last settled
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
         self._last_hands: tuple[HandBlob, ...] = ()
         self.dealing: set[Player] = set()  # players whose new layout is awaited
@@ -318,8 +320,13 @@ class Observer:
         self._follow_hands(tracked)
         changed = {c.zone for c in tracked.changes}
         for (player, _), zone in self._slot_zone.items():  # a slot clear again, changed: a card came or went
-            if (obs := tracked.zones.get(zone)) is not None and obs.as_before is False:
-                self._slot_changes.setdefault(player, deque(maxlen=8)).append(tracked.time)
+            if (obs := tracked.zones.get(zone)) is None:
+                continue
+            if obs.as_before is False:
+                busy_from = self._slot_clear_t.get(zone, -math.inf)  # never seen clear: long busy
+                self._slot_changes.setdefault(player, deque(maxlen=8)).append((busy_from, tracked.time))
+            if obs.settled:  # an arm passing over it leaves it settled: it has not changed
+                self._slot_clear_t[zone] = tracked.time
         for zid, obs in tracked.zones.items():
             if not obs.settled:
                 self._unsettled_since.setdefault(zid, (tracked.time, tracked.frame))
@@ -983,13 +990,14 @@ class Observer:
         """Slaps during play: a hand that lay still on a spit pile (``EARLY_SLAP_STILL_S``)
         while its card stayed (no card put down, taken back or waiting to be explained there),
         given once the hand has left and the pile, clear again, looks as it did before the hand
-        came (``ZoneObservation.as_before``), unless a stock slot of the player was clear again,
-        changed, from ``EARLY_SLAP_SLOTS_S`` before the hand came to as long after it left: a card
-        put down under a hand that lingers may not be read, but it changes the pile's picture,
-        or its slot's (the tests' model that reads no card made a slap of a play and its
-        take-back). Not an arm merged with the other player's: where
-        one ends is a guess, and a knocked camera makes one blob of the whole mat until the
-        drift check follows it (fixture camera-nudge)."""
+        came (``ZoneObservation.as_before``), unless a stock slot of the player, which had begun
+        to change before the hand left the pile, was clear again, changed, from
+        ``EARLY_SLAP_SLOTS_S`` before the hand came on (the slap waits at least as long after
+        it left, and for such slots to settle): a card put down under a hand that lingers may
+        not be read, but it changes the pile's picture, or its slot's (the tests' model that
+        reads no card made a slap of a play and its take-back). Not an arm merged with the
+        other player's: where one ends is a guess, and a knocked camera makes one blob of the
+        whole mat until the drift check follows it (fixture camera-nudge)."""
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if not h.merged and self._slapped_pile(h) == zone}
@@ -1025,9 +1033,10 @@ class Observer:
             if changed or self.state.tops.get(zone, "empty") != seen.top \
                     or tracked.time - left >= EARLY_SLAP_WAIT_S:
                 continue  # a card came or went after all
-            if not pile_ok or tracked.time < left + EARLY_SLAP_SLOTS_S:
+            if not pile_ok or tracked.time < left + EARLY_SLAP_SLOTS_S \
+                    or self._slot_busy_since(key[1], left, tracked):
                 keep.append((key, seen, left, pile_ok))
-            elif not self._slots_changed(key[1], seen.first - EARLY_SLAP_SLOTS_S, tracked.time):
+            elif not self._slots_changed(key[1], seen.first - EARLY_SLAP_SLOTS_S, left):
                 events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=key[1],
                                    pile=key[0], evidence={"zone": zone, "over_since_t": round(seen.first, 4),
                                                           "during_play": True, "still_s": seen.still_s,
@@ -1036,9 +1045,25 @@ class Observer:
         return events
 
 
-    def _slots_changed(self, player: Player, since: float, until: float) -> bool:
-        """A stock slot of ``player`` was clear again, changed, between ``since`` and ``until``."""
-        return any(since <= t <= until for t in self._slot_changes.get(player, ()))
+    def _slot_busy_since(self, player: Player, left: float, tracked: TrackedFrame) -> bool:
+        """A stock slot of ``player`` unsettled since before ``left`` (the hand left the pile):
+        what was taken from it or left on it is not known yet."""
+        for (owner, _), zone in self._slot_zone.items():
+            obs = tracked.zones.get(zone)
+            if owner is player and obs is not None and not obs.settled \
+                    and self._slot_clear_t.get(zone, -math.inf) < left:
+                return True
+        return False
+
+    def _slots_changed(self, player: Player, since: float, left: float) -> bool:
+        """A stock slot of ``player`` was clear again, changed, after ``since``, its busy spell
+        begun before ``left`` (when the hand left the pile): a card it took or gave may have
+        gone under the hand, or come back from under it (fixture illegal-rank: a play and its
+        take-back; the slot began to change 0.1 s before the hand left the pile). A spell begun
+        later is the player's next move (game 5010: a card taken from the slot the arm lay
+        over, 0.7 s after the hand left)."""
+        return any(clear >= since and busy_from < left
+                   for busy_from, clear in self._slot_changes.get(player, ()))
 
 
 def _arm_in_x(hand: HandBlob) -> float:

@@ -209,6 +209,14 @@ def test_a_card_underneath_takes_its_touch_from_its_carry_well_before_the_observ
     assert not arbiter._usable(estimate(2.4), under, now)  # well after the bound
     assert not arbiter._usable(estimate(1.6, quality=0.05), under, now)
     assert not arbiter._usable(estimate(1.6, left=None), replace(under, start=1.7), now)
+    # a card on top of a pile that was busy long (a hand lingered; game 5009's second card of
+    # one hand, settled 0.34 s after it landed): any time while the pile was busy will do
+    lingered = replace(play, evidence={"since_t": 1.5})
+    assert arbiter._usable(estimate(1.6), lingered, now) and arbiter._usable(estimate(2.2), lingered, now)
+    assert not arbiter._usable(estimate(1.45), lingered, now)  # before the pile was busy
+    assert not arbiter._usable(estimate(2.3), lingered, now)  # well after the settle
+    assert not arbiter._usable(estimate(1.6, left=1.65), lingered, now)  # before it left its slot
+    assert not arbiter._usable(estimate(1.6), replace(play, evidence={"since_t": 1.8}), now)  # busy briefly
 
 
 def test_a_card_underneath_with_no_contact_estimate_is_timed_a_carry_after_its_track_left() -> None:

@@ -452,11 +452,13 @@ def frames_of(table: Table, n: int, hands: tuple[HandBlob, ...]) -> list:
     return [ev for _ in range(n) for ev in table.frame_with(hands=hands)]
 
 
-def clear_again(table: Table, zone: str, as_before: bool) -> list:
-    """One frame with no hand, in which ``zone`` is clear again, looking as before or not."""
+def clear_again(table: Table, zone: str, as_before: bool, unsettled: tuple[str, ...] = ()) -> list:
+    """One frame with no hand, in which ``zone`` is clear again, looking as before or not
+    (``unsettled`` zones still busy)."""
     table.frame += 1
     t = table.frame / FPS
-    zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0, None, as_before if z == zone else None)
+    zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0, None,
+                                as_before if z == zone else None)
              for z in table.zones}
     return table.obs.update(TrackedFrame(table.frame, t, zones, (), ()), {})
 
@@ -479,12 +481,30 @@ def test_a_hand_that_lay_still_on_a_pile_during_play_is_an_early_slap(layout: Ma
 def test_a_hand_that_carried_a_card_from_a_slot_made_no_slap(layout: MatLayout) -> None:
     table = Table(layout)
     # a card put down and taken back under a still hand, never read: the pile looks as before,
-    # but the slot it came from, clear again, does not
+    # but the slot it came from (busy while the hand was out), clear again, does not
     lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
-    assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), lingering) == []
-    assert clear_again(table, "pile1", as_before=True) == []
+    n = 2 * round(EARLY_SLAP_STILL_S * FPS)
+    assert [ev for _ in range(n) for ev in table.frame_with(hands=lingering, unsettled=("A.stock2",))] == []
+    assert clear_again(table, "pile1", as_before=True, unsettled=("A.stock2",)) == []
+    # the slot still busy after the hand left: the slap waits for it
+    assert [ev for _ in range(round(2 * EARLY_SLAP_SLOTS_S * FPS))
+            for ev in table.frame_with(unsettled=("A.stock2",))] == []
     assert clear_again(table, "A.stock2", as_before=False) == []
     assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+
+
+def test_a_slap_followed_by_a_move_from_a_slot_is_a_slap(layout: MatLayout) -> None:
+    table = Table(layout)
+    # game 5009: the hand lay still on the pile, left, and 0.3 s later took a card from a slot
+    came = (table.frame + 1) / FPS
+    lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+    assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), lingering) == []
+    events = clear_again(table, "pile1", as_before=True)
+    events += [ev for _ in range(9) for ev in table.frame_with(unsettled=("A.stock2",))]
+    events += clear_again(table, "A.stock2", as_before=False)
+    events += frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ())
+    assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.A, 1)]
+    assert abs(events[0].t - (came + SLAP_LEAD_S)) < 1e-9
 
 
 def test_a_pile_that_looks_different_after_the_hand_left_was_no_slap(layout: MatLayout) -> None:
