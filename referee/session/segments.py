@@ -253,7 +253,8 @@ class SegmentRecorder:
         if (image.shape[1], image.shape[0]) != seg.size:
             return  # pragma: no cover - add() opens a new segment when the size changes
         # OpenCV's conversion to planar YUV (BT.601, limited range, as libswscale's): faster,
-        # and the same on every CPU (libswscale's SIMD paths round differently)
+        # and fixed-point, meant to give the same bytes on every CPU (libswscale's SIMD paths
+        # may round differently)
         vf = av.VideoFrame.from_ndarray(cv2.cvtColor(image, cv2.COLOR_BGR2YUV_I420), format="yuv420p")
         vf.pts = len(seg.frames)
         vf.time_base = 1 / self.fps
