@@ -92,6 +92,10 @@ UNDER_WAIT_S = 0.5
 KEPT_CARD_CHANGE = 0.05
 #: How long hand positions are remembered (to tell which hand took a card).
 HAND_MEMORY_S = 3.0
+#: a player's second blob counts as their other hand (for ``hand``) only this large: the
+#: evaluation games' small blobs at B's edge (2900-5200 mm^2, no hand in the frame) made the
+#: hand wrong in 25 of 27 plays; a hand with its forearm on the mat is 14000-24000 mm^2
+SECOND_HAND_MM2 = 6000.0
 #: A card leaves its slot this long before the slot's picture stops moving (the hand lifting it away).
 LEFT_LAG_S = 0.1
 #: A slapping hand is seen over the pile this long before it lands.
@@ -900,7 +904,8 @@ class Observer:
         for player, n in per_player.items():
             if n >= 2:
                 arms = tuple((_arm_in_x(h), *h.tip_mm) for h in tracked.hands
-                             if h.player is player and not h.merged)
+                             if h.player is player and not h.merged
+                             and h.area_mm2 >= SECOND_HAND_MM2)
                 if len(arms) >= 2:
                     self._two_hands_seen.append((tracked.time, player, arms))
         while self._two_hands_seen and self._two_hands_seen[0][0] < tracked.time - HAND_MEMORY_S:

@@ -11,6 +11,7 @@ from referee.vision.observation import (
     EARLY_SLAP_SLOTS_S,
     EARLY_SLAP_STILL_S,
     PLAY_CARRY_S,
+    SECOND_HAND_MM2,
     SLAP_LEAD_S,
     SPIT_WAIT_S,
     TAKE_BACK_GRAB_S,
@@ -221,6 +222,28 @@ def test_the_hand_that_took_a_card_is_the_one_whose_tip_was_at_the_slot(layout: 
     events = table.frame_with({"pile1": "4D", "pile2": "7H"})
     hands = {str(e.card): e.hand for e in events if isinstance(e, Play)}
     assert hands == {"4D": Hand.RIGHT, "7H": Hand.LEFT}
+
+
+def test_a_small_second_blob_is_not_the_player_s_other_hand(layout: MatLayout) -> None:
+    zones = {z.id: z for z in layout.zones}
+    slot1 = zones["A.stock1"].center
+    edge = layout.size_mm[1]
+    # one arm takes from slot 1; a small still blob at A's edge (games 5014, 5015: B's edge,
+    # 2900-5200 mm^2, no hand in the frame) is no hand: which hand took the card is not known
+    still = arm(Player.A, slot1[0] + 250, (slot1[0] + 250, edge - 20), edge)
+    small = replace(still, area_mm2=SECOND_HAND_MM2 - 1)
+    arms = (arm(Player.A, slot1[0] + 60, slot1, edge), small)
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"}, hands=arms)
+    table.idle(3, hands=arms)
+    events = table.frame_with({"pile1": "4D"})
+    assert [(type(e), e.hand) for e in events] == [(Play, None)]
+    # as large as a hand: it is the other hand, and the one at the slot took the card
+    table = Table(layout)
+    big = replace(small, area_mm2=SECOND_HAND_MM2)
+    table.frame_with({"A.stock1": "back"}, hands=(arms[0], big))
+    table.idle(3, hands=(arms[0], big))
+    assert [(type(e), e.hand) for e in table.frame_with({"pile1": "4D"})] == [(Play, Hand.LEFT)]
 
 
 def test_a_pile_waits_while_a_passing_arm_may_carry_its_card_to_the_other_pile(layout: MatLayout) -> None:
