@@ -1085,7 +1085,7 @@ class HandSettings:
     covered_logit: float = 10.0  # log-odds per unit of difference in the lost share of visible area
     min_arm_mm2: float = 600.0  # less foreground than this there: that player's hand is not there
     lead_s: float = -0.0155  # calibrated on 24 render slaps: the touch is 15.5 ms after the stop crossing
-    lead_sd_s: float = 0.012  # their robust spread (10-90 %: 23 ms before to 18 ms after)
+    lead_sd_s: float = 0.012  # their robust spread (10-90 % of them within -23..+18 ms of the median)
 
 
 @dataclass(frozen=True, eq=False)

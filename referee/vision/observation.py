@@ -257,7 +257,8 @@ class Observer:
         self._early_slaps: dict[tuple[int, Player], _HandSeen] = {}  # hands on a pile during play
         #: hands that lay still on a pile long enough and left: (pile, player), the visit, when it
         #: left, whether the pile was clear again looking as before; a slap ``EARLY_SLAP_SLOTS_S``
-        #: after it left if none of the player's slots changed (given up after ``EARLY_SLAP_WAIT_S``)
+        #: or more after it left if no slot of the player that began to change before it left
+        #: changed (given up after ``EARLY_SLAP_WAIT_S``)
         self._early_pending: list[tuple[tuple[int, Player], _HandSeen, float, bool]] = []
         #: per player, their stock slots clear again looking changed (the last 8): when each
         #: busy spell began (the slot last settled before) and when it was clear again
