@@ -325,17 +325,18 @@ class Arbiter:
         c = est.contact
         if c is None or c.quality < self.s.min_quality or c.t >= tracked.time:
             return False
-        if (ev.evidence or {}).get("underneath") is True:
+        evidence = ev.evidence or {}
+        left = est.left if est.left is not None else ev.start
+        after_left = (left is None or c.t > left) and c.t <= ev.t + self.s.max_shift_s
+        if evidence.get("underneath") is True:
             # a card found underneath: the observer's time is only a bound (it touched before
             # the card on top); the estimate may lie anywhere after the card left its slot
-            left = est.left if est.left is not None else ev.start
-            return (left is None or c.t > left) and c.t <= ev.t + self.s.max_shift_s
-        busy_from = (ev.evidence or {}).get("since_t")
+            return after_left
+        busy_from = evidence.get("since_t")
         if isinstance(busy_from, (int, float)) and ev.t - busy_from > self.s.max_shift_s:
             # the pile was busy long (a hand lingered, and its settle came late): the card
             # touched while it was busy, after it left its slot
-            left = est.left if est.left is not None else ev.start
-            return busy_from <= c.t <= ev.t + self.s.max_shift_s and (left is None or c.t > left)
+            return after_left and c.t >= busy_from
         return abs(c.t - ev.t) <= self.s.max_shift_s
 
     def _single(self, ev: Play | Move, tracked: TrackedFrame) -> TableEvent:

@@ -263,7 +263,7 @@ class Observer:
         #: per player, their stock slots clear again looking changed (the last 8): when each
         #: busy spell began (the slot last settled before) and when it was clear again
         self._slot_changes: dict[Player, deque[tuple[float, float]]] = {}
-        self._slot_clear_t: dict[str, float] = {}  # per stock slot, when it was last settled
+        self._slot_settled_t: dict[str, float] = {}  # per stock slot, when it was last settled
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
         self._last_hands: tuple[HandBlob, ...] = ()
         self.dealing: set[Player] = set()  # players whose new layout is awaited
@@ -328,10 +328,10 @@ class Observer:
             if (obs := tracked.zones.get(zone)) is None:
                 continue
             if obs.as_before is False:
-                busy_from = self._slot_clear_t.get(zone, -math.inf)  # never seen clear: long busy
+                busy_from = self._slot_settled_t.get(zone, -math.inf)  # never seen clear: long busy
                 self._slot_changes.setdefault(player, deque(maxlen=8)).append((busy_from, tracked.time))
             if obs.settled:  # an arm passing over it leaves it settled: it has not changed
-                self._slot_clear_t[zone] = tracked.time
+                self._slot_settled_t[zone] = tracked.time
         for zid, obs in tracked.zones.items():
             if not obs.settled:
                 self._unsettled_since.setdefault(zid, (tracked.time, tracked.frame))
@@ -1057,7 +1057,7 @@ class Observer:
         for (owner, _), zone in self._slot_zone.items():
             obs = tracked.zones.get(zone)
             if owner is player and obs is not None and not obs.settled \
-                    and self._slot_clear_t.get(zone, -math.inf) < left:
+                    and self._slot_settled_t.get(zone, -math.inf) < left:
                 return True
         return False
 
