@@ -243,8 +243,9 @@ class Observer:
         self._departures: list[_Departure] = []
         self._unsettled_since: dict[str, tuple[float, int]] = {}
         #: zones that last settled under a hand showing what was not believed (``empty``, or a
-        #: card read unsurely): busy still, as far as explaining goes, until their next change
-        self._under_hand: set[str] = set()
+        #: card read unsurely), with that change: busy still, as far as explaining goes, until
+        #: their next change or until they are read again with no hand over them
+        self._under_hand: dict[str, tuple[ZoneChange, tuple[float, int]]] = {}
         #: pile changes waiting for a slot to settle (``UNDER_WAIT_S``), oldest first
         self._waiting: list[tuple[ZoneChange, ZoneReading, tuple[float, int]]] = []
         #: zone -> player -> the last time a hand touched it (HandBlob.touches: a fifth of it)
@@ -365,6 +366,7 @@ class Observer:
             events += self._explain_or_wait(change, reading, since, tracked, settling)
         events += self._second_looks(tracked, readings, changed)
         events += self._turn_second_looks(tracked, readings, changed)
+        events += self._clear_looks(tracked, readings, changed)
         events += self._release_waiting(tracked, force=bool(piles_awaited - set(self._unread)))
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
@@ -373,9 +375,18 @@ class Observer:
     def rereads(self, tracked: TrackedFrame) -> list[str]:
         """Zones to read again this frame: settled showing a card not read surely, last read
         ``REREAD_EVERY`` frames ago or more (give their readings to :meth:`update`)."""
-        return [zone for zone, unread in [*self._unread.items(), *self._turn_looks.items()]
-                if tracked.frame - unread.last_frame >= REREAD_EVERY
-                and (obs := tracked.zones.get(zone)) is not None and obs.settled]
+        again = [zone for zone, unread in [*self._unread.items(), *self._turn_looks.items()]
+                 if tracked.frame - unread.last_frame >= REREAD_EVERY
+                 and (obs := tracked.zones.get(zone)) is not None and obs.settled]
+        return again + [zone for zone in self._clear_of_hands(tracked) if zone not in again]
+
+    def _clear_of_hands(self, tracked: TrackedFrame) -> list[str]:
+        """Zones that settled under a hand showing what was not believed, settled now with no
+        hand over them: to be read again (:meth:`_clear_looks`)."""
+        touched = {zone for hand in tracked.hands for zone in (*hand.zones, *hand.touches)}
+        return [zone for zone in self._under_hand
+                if (obs := tracked.zones.get(zone)) is not None and obs.settled and not obs.covered
+                and zone not in touched]
 
     def flush(self, tracked: TrackedFrame) -> list[TableEvent]:
         """What is still waiting or held at the end of the video, in time order."""
@@ -434,6 +445,24 @@ class Observer:
                 del self._turn_looks[zone]
             elif reading is not None:
                 look.readings.append(reading)
+        return events
+
+    def _clear_looks(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading],
+                     changed: Collection[str]) -> list[TableEvent]:
+        """Zones that settled under a hand showing what was not believed, read again once the
+        hand has gone without changing them further (a hand beside a slot it just emptied: the
+        empty slot under the hand was right): the reading explains that change now."""
+        events: list[TableEvent] = []
+        for zone in self._clear_of_hands(tracked):
+            reading = readings.get(zone)
+            if zone in changed or reading is None:
+                continue
+            change, since = self._under_hand.pop(zone)
+            change = replace(change, hand_over=False)
+            if reading.label == "card":  # face up, not read surely: the ordinary second looks
+                self._unread[zone] = _Unread(change, since, [reading])
+            else:
+                events += self._explain_or_wait(change, reading, since, tracked)
         return events
 
     def _give_up_reading(self, zone: str) -> list[TableEvent]:
@@ -673,9 +702,9 @@ class Observer:
         new = reading.label  # never "card": a card not read surely is read again first (update)
         surely = SLOT_UNDER_HAND_CONFIDENCE if zone.kind is ZoneKind.STOCK else HAND_OVER_CONFIDENCE
         if change.hand_over and (new == "empty" or reading.confidence < surely):
-            self._under_hand.add(change.zone)
+            self._under_hand[change.zone] = (change, since)
             return []  # under a hand only what was clearly read counts: "empty" may be the hand
-        self._under_hand.discard(change.zone)
+        self._under_hand.pop(change.zone, None)
         if new == old:
             return []
         self.state.tops[change.zone] = new
@@ -792,18 +821,25 @@ class Observer:
                              evidence=self._evidence(change, reading, since))]
         if new == "back":
             return []
-        # a take-back: the card now on top lay beneath the one that left
-        if len(pile) >= 2 and pile[-2].card == new and pile[-1].card == old:
-            gone = pile.pop()
-            player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
-            if gone.player is not None and gone.slot is not None:
-                self._returning[gone.card] = (gone.player, gone.slot)
+        # a take-back: the card now on top lay beneath the one that left, or beneath the two
+        # that left (both taken back while hands never left the pile)
+        depth = next((k for k in (2, 3) if len(pile) >= k and pile[-k].card == new), None)
+        if depth is not None and pile[-1].card == old:
             # lifted a lag before the pile's picture stopped moving, but not before the hand that
             # took it had come: a pile busy only briefly settles just after the lift
             lifted = max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S)
-            return [TakeBack(t=lifted, frame=change.frame, player=player,
-                             pile=pile_n, card=Card.parse(gone.card),
-                             evidence=self._evidence(change, reading, since))]
+            # of two, the top one was lifted first, as the hands came: the other as for one
+            lifts = [since[0] + TAKE_BACK_GRAB_S, lifted] if depth == 3 else [lifted]
+            events = []
+            for at in lifts:  # the top card first
+                gone = pile.pop()
+                player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
+                if gone.player is not None and gone.slot is not None:
+                    self._returning[gone.card] = (gone.player, gone.slot)
+                events.append(TakeBack(t=at, frame=change.frame, player=player,
+                                       pile=pile_n, card=Card.parse(gone.card),
+                                       evidence=self._evidence(change, reading, since)))
+            return events
         events: list[TableEvent] = []
         # hidden arrivals: cards that left a slot, unexplained, while this pile changed (a slot
         # that settled after the pile, while the pile's change waited for it: its card had left
@@ -863,6 +899,12 @@ class Observer:
             player, slot = holder
             self._gone_before_settled.add((card, player, slot))
             return player, slot, None  # its slot has not settled: when it left is not known yet
+        back_to = self._returning.get(card)
+        if back_to is not None and back_to != exclude:
+            # taken back and played again before its slot ever settled showing it (the hand
+            # that put it back lifted it again): it comes from the slot it went back to
+            del self._returning[card]
+            return back_to[0], back_to[1], None
         return None
 
     def _spit_player(self, change: ZoneChange, since: tuple[float, int]) -> Player | None:

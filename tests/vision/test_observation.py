@@ -22,7 +22,7 @@ from referee.vision.observation import (
     Observer,
     ZoneReading,
 )
-from referee.vision.tracking import HandBlob, TrackedFrame, ZoneChange, ZoneObservation
+from referee.vision.tracking import HandBlob, StrayChange, TrackedFrame, ZoneChange, ZoneObservation
 
 FPS = 30.0
 START = {"A.stock1": "4D", "A.stock2": "KD", "A.stock3": "back", "A.stock4": "JS", "A.stock5": "7H",
@@ -130,6 +130,51 @@ def test_a_card_taken_back_from_under_a_later_card(layout: MatLayout) -> None:
     assert since - 0.5 < events[0].t < since
     # the pile as the observer sees it now: 5D, 10C (the king is gone from it)
     assert [p.card for p in table.obs.state.piles[1]] == ["5D", "10C"]
+
+
+def test_two_cards_taken_back_while_the_hands_stayed_on_the_pile(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    table.frame_with({"B.stock1": "empty"})
+    table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))
+    # both are taken back in one busy spell: the pile settles showing the five again
+    events = table.frame_with({"pile1": "5D"}, busy_frames=20)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.B, "10C"),
+                                                                 (TakeBack, Player.A, "KD")]
+    came = (table.frame - 20) / FPS
+    assert came < events[0].t < events[1].t < table.frame / FPS  # the top one first, as the hands came
+    assert table.frame_with({"A.stock2": "KD"}) == [] and table.frame_with({"B.stock1": "10C"}) == []
+
+
+def test_a_card_taken_back_and_played_again_before_its_slot_showed_it(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    assert [type(e) for e in table.frame_with({"pile1": "5D"})] == [TakeBack]
+    # the hand that put it back lifted it again before the slot settled: the slot never shows it
+    events = table.frame_with({"pile2": "KD"}, hands=(hand(Player.A, "pile2"),))
+    assert [(type(e), e.player, e.slot, e.pile, str(e.card)) for e in events] == [(Play, Player.A, 2, 2, "KD")]
+
+
+def test_a_slot_emptied_under_a_hand_is_read_again_once_the_hand_has_gone(layout: MatLayout) -> None:
+    table = Table(layout)
+    over = (hand(Player.B, "B.stock1"),)
+    # B's slot 1 settles empty with B's hand over it: "empty" may be the hand, not believed yet
+    assert table.frame_with({"B.stock1": "empty"}, hands=over, hand_over=True) == []
+    still = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    table.frame += 1
+    assert "B.stock1" not in table.obs.rereads(TrackedFrame(table.frame, table.frame / FPS, still, (), over))
+    # the card lies outside the zones on B's half (a sixth pile); then the hand is gone
+    table.frame += 1
+    t = table.frame / FPS
+    stray = StrayChange(1, True, table.frame, t, (5.0, 20.0, 70.0, 110.0), 5600.0, t - 0.2)
+    tracked = TrackedFrame(table.frame, t, still, (), (), (stray,))
+    assert table.obs.rereads(tracked) == ["B.stock1"]
+    events = table.obs.update(tracked, {"B.stock1": ZoneReading("B.stock1", "empty", 1.0, table.frame, t)})
+    assert [(type(e), e.player, e.from_slot, e.to_slot, str(e.card)) for e in events] == [
+        (Move, Player.B, 1, 6, "10C")]
+    assert table.obs.rereads(TrackedFrame(table.frame + 1, t, still, (), ())) == []  # read once
 
 
 def test_the_card_underneath_after_a_race_touched_first(layout: MatLayout) -> None:
