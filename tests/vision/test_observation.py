@@ -154,7 +154,8 @@ def test_a_card_taken_back_and_played_again_before_its_slot_showed_it(layout: Ma
     assert [type(e) for e in table.frame_with({"pile1": "5D"})] == [TakeBack]
     # the hand that put it back lifted it again before the slot settled: the slot never shows it
     events = table.frame_with({"pile2": "KD"}, hands=(hand(Player.A, "pile2"),))
-    assert [(type(e), e.player, e.slot, e.pile, str(e.card)) for e in events] == [(Play, Player.A, 2, 2, "KD")]
+    assert [(type(e), e.player, e.slot, e.pile, str(e.card)) for e in events] == [
+        (Play, Player.A, 2, 2, "KD")]
 
 
 def test_a_slot_emptied_under_a_hand_is_read_again_once_the_hand_has_gone(layout: MatLayout) -> None:
