@@ -30,19 +30,38 @@ class TruthReader:
     def read(self, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
         """(label, confidence) per zone: the card code on top (face up), ``back`` or ``empty``.
 
-        The top is the last card drawn with the zone's tag that is not in flight."""
-        cards = self.frames[min(max(frame, 0), len(self.frames) - 1)]["cards"]
+        The top is the last card drawn with the zone's tag that is not in flight. A card the
+        truth still has in flight at this frame, but that lands before the next one exactly
+        where this picture shows it (:func:`at_rest_in_picture`), is at rest in the picture."""
+        index = min(max(frame, 0), len(self.frames) - 1)
+        cards = self.frames[index]["cards"]
+        following = self.frames[index + 1]["cards"] if index + 1 < len(self.frames) else []
         out = []
         for zone in zones:
             top = None
             for card in cards:
-                if card["tag"] == zone and not card["moving"]:
+                if card["tag"] == zone and (not card["moving"] or at_rest_in_picture(card, following)):
                     top = card
             if top is None:
                 out.append(("empty", 1.0))
             else:
                 out.append((top["card"] if top["face_up"] else "back", 1.0))
         return out
+
+
+#: a card's corners move less than this many pixels to where it rests: still in the picture
+AT_REST_PX = 1.0
+
+
+def at_rest_in_picture(card: dict, following: Sequence[dict]) -> bool:
+    """Whether ``card``, in flight in the truth of one frame, lies still in that frame's
+    picture: in the next frame it rests in the same zone, with the same face up, each corner
+    within ``AT_REST_PX`` of where it is now (it landed a few milliseconds after this frame)."""
+    later = next((c for c in following if c["card"] == card["card"]), None)
+    if later is None or later["moving"] or later["tag"] != card["tag"] or later["face_up"] != card["face_up"]:
+        return False
+    corners = np.asarray(card["quad"], float) - np.asarray(later["quad"], float)
+    return bool(np.all(np.hypot(corners[:, 0], corners[:, 1]) <= AT_REST_PX))
 
 
 class TruthZoneReader:
