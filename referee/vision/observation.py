@@ -245,7 +245,7 @@ class Observer:
         #: zones that last settled under a hand showing what was not believed (``empty``, or a
         #: card read unsurely), with that change: busy still, as far as explaining goes, until
         #: their next change or until they are read again with no hand over them
-        self._under_hand: dict[str, tuple[ZoneChange, tuple[float, int]]] = {}
+        self._under_hand: dict[str, tuple[ZoneChange, tuple[float, int], ZoneReading]] = {}
         #: pile changes waiting for a slot to settle (``UNDER_WAIT_S``), oldest first
         self._waiting: list[tuple[ZoneChange, ZoneReading, tuple[float, int]]] = []
         #: zone -> player -> the last time a hand touched it (HandBlob.touches: a fifth of it)
@@ -457,7 +457,7 @@ class Observer:
             reading = readings.get(zone)
             if zone in changed or reading is None:
                 continue
-            change, since = self._under_hand.pop(zone)
+            change, since, _ = self._under_hand.pop(zone)
             change = replace(change, hand_over=False)
             if reading.label == "card":  # face up, not read surely: the ordinary second looks
                 self._unread[zone] = _Unread(change, since, [reading])
@@ -702,11 +702,17 @@ class Observer:
         new = reading.label  # never "card": a card not read surely is read again first (update)
         surely = SLOT_UNDER_HAND_CONFIDENCE if zone.kind is ZoneKind.STOCK else HAND_OVER_CONFIDENCE
         if change.hand_over and (new == "empty" or reading.confidence < surely):
-            self._under_hand[change.zone] = (change, since)
+            self._under_hand[change.zone] = (change, since, reading)
             return []  # under a hand only what was clearly read counts: "empty" may be the hand
-        self._under_hand.pop(change.zone, None)
+        hidden = self._under_hand.pop(change.zone, None)
         if new == old:
-            return []
+            if hidden is None or hidden[2].label != "empty":
+                return []
+            # it settled empty under a hand that stayed until the card came back: the card had
+            # gone (where it went explains it; if nowhere, its return finds it never left)
+            was, since_was, empty = hidden
+            return (self._explain(replace(was, hand_over=False), empty, since_was)
+                    + self._explain(change, reading, since))
         self.state.tops[change.zone] = new
         if zone.kind is ZoneKind.STOCK:
             assert zone.owner is not None and zone.number is not None

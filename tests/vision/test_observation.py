@@ -178,6 +178,29 @@ def test_a_slot_emptied_under_a_hand_is_read_again_once_the_hand_has_gone(layout
     assert table.obs.rereads(TrackedFrame(table.frame + 1, t, still, (), ())) == []  # read once
 
 
+def test_a_card_back_in_a_slot_that_settled_empty_under_a_lingering_hand_came_back(layout: MatLayout) -> None:
+    table = Table(layout)
+    over = {"hands": (hand(Player.A, "A.stock2"),), "hand_over": True}
+    assert table.frame_with({"A.stock2": "empty"}, **over) == []  # KD lifted: "empty" may be the hand
+    moved = table.frame_with({"A.stock1": "KD"}, **over)  # onto slot 1, the hand still over slot 2
+    assert [(type(e), e.from_slot, e.to_slot) for e in moved] == [(Move, 2, 1)]
+    assert table.frame_with({"A.stock1": "4D"}, **over) == []  # lifted off the four again
+    # the hand leaves slot 2 only as it puts the king back: slot 2 "changes" from KD to KD
+    events = table.frame_with({"A.stock2": "KD"})
+    assert [(type(e), e.player, e.from_slot, e.to_slot, str(e.card)) for e in events] == [
+        (Move, Player.A, 1, 2, "KD")]
+
+
+def test_a_slot_that_looked_empty_under_a_hand_and_shows_its_card_again_changed_nothing(
+        layout: MatLayout) -> None:
+    table = Table(layout)
+    assert table.frame_with({"A.stock2": "empty"}, hands=(hand(Player.A, "A.stock2"),), hand_over=True) == []
+    assert table.frame_with({"A.stock2": "KD"}) == []  # the hand's shadow: the king never left
+    assert table.frame_with({"A.stock2": "back"}) == []  # ... and leaves later: played from slot 2
+    events = table.frame_with({"pile1": "KD"})
+    assert [(type(e), e.slot) for e in events] == [(Play, 2)]
+
+
 def test_the_card_underneath_after_a_race_touched_first(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty", "B.stock2": "back"})
