@@ -349,12 +349,12 @@ class Observer:
         for change in changes:
             # a waiting pile change goes first when this change may depend on it: another pile's,
             # or another slot of a player it waits for (before this zone stops counting as unsettled)
-            if self._waiting and self._depends_on_waiting(change, tracked, settling):
+            reading = readings.get(change.zone)
+            if self._waiting and self._depends_on_waiting(change, reading, tracked, settling):
                 events += self._release_waiting(tracked, force=True)
             since = self._unsettled_since.pop(change.zone, (change.time, change.frame))
             self._unread.pop(change.zone, None)  # what was not read there is covered now
             self._turn_looks.pop(change.zone, None)
-            reading = readings.get(change.zone)
             if reading is None:
                 continue
             if reading.label == "card":  # face up, not read surely: look again (REREAD_EVERY)
@@ -608,7 +608,8 @@ class Observer:
             obs = tracked.zones.get(zone)
             if (obs is not None and (not obs.settled or zone in settling or zone in self._under_hand)
                     and top not in FACE_UP_LABELS
-                    and top != reading.label and not self._still_there(obs)
+                    and top != reading.label
+                    and (zone in self._under_hand or not self._still_there(obs))
                     and self._hand_was_over(change.zone, player, since[0])):
                 slots.add(zone)
         return slots
@@ -616,17 +617,23 @@ class Observer:
     @staticmethod
     def _still_there(obs: ZoneObservation) -> bool:
         """A busy slot whose part clear of hands still shows the card that lay there: an arm
-        passes over it (nothing to wait for)."""
+        passes over it (nothing to wait for). Not for a slot that last settled under a hand
+        showing what was not believed: that settled view need not show the believed card."""
         return obs.visible_change is not None and obs.visible_change < KEPT_CARD_CHANGE
 
-    def _depends_on_waiting(self, change: ZoneChange, tracked: TrackedFrame, settling: Collection[str]
-                            ) -> bool:
+    def _depends_on_waiting(self, change: ZoneChange, reading: ZoneReading | None, tracked: TrackedFrame,
+                            settling: Collection[str]) -> bool:
         """Whether a change must be explained after the waiting pile changes: it is another
-        pile's, or another slot of a player they wait for."""
+        pile's, or another slot of a player they wait for that now shows a face-up card (a
+        slot left showing a back or nothing gives no event of its own: its departure is kept
+        for the pile, which goes on waiting for the slots it waits for)."""
         awaited = {z for waiting in self._waiting
                    for z in self._slots_under(*waiting, tracked, settling, busy_piles=settling)}
         zone = self._zone.get(change.zone)
         if zone is None or change.zone in awaited:
+            return False
+        if zone.kind is ZoneKind.STOCK and reading is not None and reading.label in ("back", "empty") \
+                and zone.owner not in self.dealing:
             return False
         return zone.kind is ZoneKind.PILE or zone.owner in {self._zone[z].owner for z in awaited}
 

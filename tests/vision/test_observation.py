@@ -656,6 +656,23 @@ def test_a_pile_waits_for_the_other_players_busy_slot_though_a_card_left_already
     assert [e.evidence["underneath"] is True for e in events] == [True, True, False]
 
 
+def test_a_pile_waits_for_a_slot_that_settled_empty_under_the_hand(layout: MatLayout) -> None:
+    table = Table(layout)
+    on = (hand(Player.B, "pile2", "B.stock2", "B.stock4"),)
+    # B lifts QC from slot 2 (it settles "empty" under the hand: not believed yet), then 8S from
+    # slot 4, and puts both on pile 2: the pile shows 8S, QC lies under it
+    assert table.frame_with({"B.stock2": "empty"}, hands=on, hand_over=True, unsettled=("B.stock4",)) == []
+    # slot 2 is busy again and what shows of it looks as when it settled (empty): it still counts
+    assert table.frame_with({"pile2": "8S"}, hands=on, unsettled=("B.stock2", "B.stock4"),
+                            kept=("B.stock2",)) == []
+    # slot 4 settles showing a back: no event of its own, so the pile goes on waiting for slot 2
+    assert table.frame_with({"B.stock4": "back"}, hands=on, unsettled=("B.stock2",), kept=("B.stock2",),
+                            busy_frames=1) == []
+    events = table.frame_with({"B.stock2": "back"}, busy_frames=1)  # QC had left before the pile settled
+    assert [(type(e), e.slot, str(e.card), e.evidence["underneath"] is True) for e in events] == [
+        (Play, 2, "QC", True), (Play, 4, "8S", False)]
+
+
 def test_a_slot_settled_under_the_hand_as_its_card_lands_is_looked_at_again(layout: MatLayout) -> None:
     table = Table(layout)
     turning = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
