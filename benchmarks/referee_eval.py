@@ -72,10 +72,14 @@ def card_places(clip: Path) -> list[tuple[float, str, str, bool]]:
 
 def settled_at(places: list[tuple[float, str, str, bool]], event: TableEvent) -> float | None:
     """When the faulted event's card settled: a play's card first lying still on its spit pile;
-    a take-back's card first seen off the pile (lifted)."""
+    a take-back's card first seen off the pile (lifted). None when that is not within a second
+    after the event's time: the event is not the truth's (a misread card: its code rests
+    elsewhere later, and the latency would be negative)."""
     card = str(getattr(event, "card", ""))
     pile = f"pile{getattr(event, 'pile', '')}"
     for t, code, place, moving in places:
+        if t > event.t + 1.0:
+            return None
         if t < event.t - 0.3 or code != card:
             continue
         if (event.kind == "play" and place == pile and not moving) or (event.kind == "take_back"
