@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +54,7 @@ class TruthReader:
 AT_REST_PX = 1.0
 
 
-def at_rest_in_picture(card: dict, following: Sequence[dict]) -> bool:
+def at_rest_in_picture(card: dict[str, Any], following: Sequence[dict[str, Any]]) -> bool:
     """Whether ``card``, in flight in the truth of one frame, lies still in that frame's
     picture: in the next frame it rests in the same zone, with the same face up, each corner
     within ``AT_REST_PX`` of where it is now (it landed a few milliseconds after this frame)."""

@@ -843,16 +843,16 @@ class Observer:
             lifted = max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S)
             # of two, the top one was lifted first, as the hands came: the other as for one
             lifts = [since[0] + TAKE_BACK_GRAB_S, lifted] if depth == 3 else [lifted]
-            events = []
+            taken: list[TableEvent] = []
             for at in lifts:  # the top card first
                 gone = pile.pop()
                 player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
                 if gone.player is not None and gone.slot is not None:
                     self._returning[gone.card] = (gone.player, gone.slot)
-                events.append(TakeBack(t=at, frame=change.frame, player=player,
-                                       pile=pile_n, card=Card.parse(gone.card),
-                                       evidence=self._evidence(change, reading, since)))
-            return events
+                taken.append(TakeBack(t=at, frame=change.frame, player=player,
+                                      pile=pile_n, card=Card.parse(gone.card),
+                                      evidence=self._evidence(change, reading, since)))
+            return taken
         events: list[TableEvent] = []
         # hidden arrivals: cards that left a slot, unexplained, while this pile changed (a slot
         # that settled after the pile, while the pile's change waited for it: its card had left
