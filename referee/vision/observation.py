@@ -374,7 +374,8 @@ class Observer:
 
     def rereads(self, tracked: TrackedFrame) -> list[str]:
         """Zones to read again this frame: settled showing a card not read surely, last read
-        ``REREAD_EVERY`` frames ago or more (give their readings to :meth:`update`)."""
+        ``REREAD_EVERY`` frames ago or more, and zones whose reading under a hand was not
+        believed, now settled clear of hands (give their readings to :meth:`update`)."""
         again = [zone for zone, unread in [*self._unread.items(), *self._turn_looks.items()]
                  if tracked.frame - unread.last_frame >= REREAD_EVERY
                  and (obs := tracked.zones.get(zone)) is not None and obs.settled]
