@@ -384,6 +384,8 @@ class Observer:
     def _clear_of_hands(self, tracked: TrackedFrame) -> list[str]:
         """Zones that settled under a hand showing what was not believed, settled now with no
         hand over them: to be read again (:meth:`_clear_looks`)."""
+        if not self._under_hand:  # the common case, every frame
+            return []
         touched = {zone for hand in tracked.hands for zone in (*hand.zones, *hand.touches)}
         return [zone for zone in self._under_hand
                 if (obs := tracked.zones.get(zone)) is not None and obs.settled and not obs.covered
