@@ -5,8 +5,11 @@
     .venv/bin/python benchmarks/referee_eval.py --sets fixtures  # only the 18 fixtures
 
 Sets: ``fixtures`` (tests/fixtures/*) and ``games``: ``--games`` self-played games (seeds from
-``--seed``, default 5000, which no test uses), the first ``--seconds`` of each rendered at
-960x540 into ``.cache/referee-eval/`` (reused when there). Each clip is refereed by
+``--seed``, default 5000, which no test uses), the first ``--seconds`` plus ``--tail`` of each
+rendered at 960x540 into ``.cache/referee-eval/`` (reused when there). A game is scored over its
+first ``--seconds`` only (both logs cut there, :meth:`referee.scoring.EventLog.until`): the
+tail lets the referee see the last events of the window settle, as it would in a game that goes
+on; without it, a card landing in the clip's last frame counts as missed. Each clip is refereed by
 :class:`referee.live.pipeline.Referee` exactly as ``spit-referee replay`` does it (a clip that
 starts mid-game gets its game so far as the prelude) and scored with :mod:`referee.scoring`.
 
@@ -50,7 +53,7 @@ CACHE = ROOT / ".cache" / "referee-eval"
 
 
 def render_games(count: int, seed: int, seconds: float) -> list[Path]:
-    """The evaluation games, rendered once into the cache."""
+    """The evaluation games (their first ``seconds``), rendered once into the cache."""
     clips = []
     for k in range(count):
         out = CACHE / f"game-{seed + k}-{seconds:g}s"
@@ -88,7 +91,8 @@ def settled_at(places: list[tuple[float, str, str, bool]], event: TableEvent) ->
     return None
 
 
-def referee_clip(clip: Path, reader: Any) -> dict[str, Any]:
+def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[str, Any]:
+    """Referee one clip; score it (up to ``until_s`` when given) and time its faults."""
     calibration = load_calibration(clip / "calibration.yaml")
     if reader == "oracle":
         reader = TruthZoneReader(clip)
@@ -108,8 +112,10 @@ def referee_clip(clip: Path, reader: Any) -> dict[str, Any]:
                 verdict_out[id(v)] = frame.t + step.seconds
     wall = time.perf_counter() - t0
     records = referee.finish()
-    score = scoring.score(scoring.read_log(clip / "events.jsonl"),
-                          scoring.EventLog.from_records(records, "found"), fps=30.0)
+    truth, found = scoring.read_log(clip / "events.jsonl"), scoring.EventLog.from_records(records, "found")
+    if until_s is not None:
+        truth, found = truth.until(until_s), found.until(until_s)
+    score = scoring.score(truth, found, fps=30.0)
     # fault latency: the faulted card's rest on its pile -> its verdict out of the pipeline
     places = card_places(clip)
     latencies = []
@@ -120,7 +126,7 @@ def referee_clip(clip: Path, reader: Any) -> dict[str, Any]:
         elif (isinstance(record, Verdict) and record.code and last_event is not None
               and id(record) in verdict_out):
             rest = settled_at(places, last_event)
-            if rest is not None:
+            if rest is not None and (until_s is None or last_event.t <= until_s):
                 latencies.append((verdict_out[id(record)] - rest) * 1000)
     return {"clip": clip.name, "score": score, "wall_s": wall, "duration_s": duration,
             "speed": duration / wall if wall else None, "step_ms": step_ms, "latency_ms": latencies,
@@ -172,7 +178,9 @@ def main() -> int:
     ap.add_argument("--sets", default="fixtures,games", help="fixtures, games or both (comma-separated)")
     ap.add_argument("--games", type=int, default=20, help="how many evaluation games")
     ap.add_argument("--seed", type=int, default=5000, help="first game seed (no test uses 5000-5999)")
-    ap.add_argument("--seconds", type=float, default=30.0, help="first SECONDS of each game")
+    ap.add_argument("--seconds", type=float, default=30.0, help="score the first SECONDS of each game")
+    ap.add_argument("--tail", type=float, default=1.0,
+                    help="render and referee this many seconds more than are scored")
     ap.add_argument("--oracle", action="store_true", help="recognition from the truth (measures the rest)")
     ap.add_argument("--model", default=None, help="card model (default models/cards.onnx)")
     ap.add_argument("--out", default=None, help="write the JSON report here")
@@ -189,15 +197,17 @@ def main() -> int:
                                           "cores": os.cpu_count(), "python": platform.python_version()},
                               "recognition": "truth (oracle)" if args.oracle else "card model"}
     for name in sets:
+        until: float | None = None
         if name == "fixtures":
             clips = sorted(p for p in (ROOT / "tests" / "fixtures").iterdir() if (p / "video.mp4").is_file())
         elif name == "games":
-            clips = render_games(args.games, args.seed, args.seconds)
+            clips = render_games(args.games, args.seed, args.seconds + args.tail)
+            until = args.seconds
         else:
             ap.error(f"unknown set {name!r}")
         results = []
         for clip in clips:
-            results.append(referee_clip(clip, reader))
+            results.append(referee_clip(clip, reader, until))
             r = results[-1]
             c = r["score"].counts()
             print(f"  {name:9s} {clip.name:24s} P {c.precision} R {c.recall}  {r['speed']:.2f}x",

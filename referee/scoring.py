@@ -27,7 +27,7 @@ import io
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
@@ -125,6 +125,18 @@ class EventLog:
         if not games:
             raise InputError("no game_start record: not an event log of a game (docs/events.md)", source)
         return cls(source, tuple(games), tuple(warnings))
+
+    def until(self, end_s: float) -> EventLog:
+        """The log cut at ``end_s`` seconds: table events after it are dropped with their
+        verdicts, and the verdicts' event indexes renumbered. For scoring a clip that runs on
+        past the window scored (an event at its very end cannot have been seen to settle)."""
+        games = []
+        for game in self.games:
+            kept = [i for i, ev in enumerate(game.events) if ev.t <= end_s + _EPS]
+            index = {old: new for new, old in enumerate(kept)}
+            verdicts = tuple(replace(v, event=index[v.event]) for v in game.verdicts if v.event in index)
+            games.append(LoggedGame(game.number, game.start, tuple(game.events[i] for i in kept), verdicts))
+        return EventLog(self.source, tuple(games), self.warnings)
 
 
 def parse_log(text: str, source: str) -> EventLog:
@@ -535,12 +547,18 @@ def score(truth: EventLog, found: EventLog, *, tolerance_s: float = DEFAULT_TOLE
 
 
 def score_files(truth_path: str | Path, events_path: str | Path, *,
-                tolerance_s: float = DEFAULT_TOLERANCE_S, fps: float | None = None) -> Score:
-    """Read and score two log files; ``fps`` None takes meta.json's beside the truth, else 30."""
+                tolerance_s: float = DEFAULT_TOLERANCE_S, fps: float | None = None,
+                until_s: float | None = None) -> Score:
+    """Read and score two log files; ``fps`` None takes meta.json's beside the truth, else 30;
+    ``until_s`` scores only the events up to that time (:meth:`EventLog.until`)."""
     rate, origin = resolve_fps(truth_path, fps)
     check_settings(tolerance_s, rate)
-    return score(read_log(truth_path), read_log(events_path), tolerance_s=tolerance_s, fps=rate,
-                 fps_from=origin)
+    truth, found = read_log(truth_path), read_log(events_path)
+    if until_s is not None:
+        if not isinstance(until_s, int | float) or not math.isfinite(until_s) or until_s < 0:
+            raise InputError(f"must be a time in seconds >= 0, not {until_s!r}", "until")
+        truth, found = truth.until(until_s), found.until(until_s)
+    return score(truth, found, tolerance_s=tolerance_s, fps=rate, fps_from=origin)
 
 
 def score_many(pairs: Iterable[tuple[str | Path, str | Path]], *, tolerance_s: float = DEFAULT_TOLERANCE_S,

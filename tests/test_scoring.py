@@ -287,6 +287,30 @@ def test_slap_order(tmp_path: Path) -> None:
                        FIXTURES / "slap-different" / "events.jsonl").slaps == []
 
 
+def test_until_cuts_both_logs_and_renumbers_the_verdicts(tmp_path: Path) -> None:
+    truth = fixture_records("illegal-rank")
+    t_fault = next(r.t for r in truth if _fault(r))
+    # the referee missed everything after the fault, and invented a play late in the clip
+    found = [r for r in truth if r.t <= t_fault]
+    last = [r for r in truth if live(r) and isinstance(r, Play)][-1]
+    late = dataclasses.replace(last, t=t_fault + 5.0, card=Card.parse("2S"))
+    found.append(late)
+    whole = score_pair(tmp_path, truth, found)
+    assert whole.counts().recall < 1.0 and whole.invented
+    cut = score_pair(tmp_path, truth, found, until_s=t_fault)
+    assert cut.counts().precision == cut.counts().recall == 1.0 and not cut.invented
+    # the fault is still found by its event: its index was renumbered on both sides
+    assert [f.by for f in cut.flagged] == ["event"] and not cut.false_faults
+    events = [r for r in truth if isinstance(r, TableEvent)]
+    kept = read_log_of(tmp_path, truth).until(t_fault)
+    assert len(kept.games[0].events) == sum(1 for e in events if e.t <= t_fault)
+    assert all(v.event < len(kept.games[0].events) for v in kept.games[0].verdicts)
+
+
+def read_log_of(tmp_path: Path, records: list[Record]) -> EventLog:
+    return read_log(write(tmp_path / "log.jsonl", records))
+
+
 def _fault(r: Record) -> bool:
     return isinstance(r, Verdict) and r.outcome == Outcome.FAULT
 
@@ -414,6 +438,8 @@ def test_bad_logs_are_refused(tmp_path: Path, text: str, error: str) -> None:
     ({"tolerance_s": -0.1}, "tolerance: must be a time in seconds >= 0"),
     ({"tolerance_s": float("nan")}, "tolerance"),
     ({"fps": 0.0}, "fps: must be a frame rate > 0"),
+    ({"until_s": -1.0}, "until: must be a time in seconds >= 0"),
+    ({"until_s": float("inf")}, "until"),
 ])
 def test_bad_settings_are_refused(kwargs: dict[str, float], error: str) -> None:
     path = FIXTURES / "race-2f" / "events.jsonl"

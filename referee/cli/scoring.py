@@ -130,14 +130,18 @@ def _print_text(result: Score, truth: str, events: str) -> None:
               show_default=True, metavar="SECONDS", help="Largest |t difference| for two events to match.")
 @click.option("--fps", type=float, default=None,
               help="Frame rate for the one-frame race split (default: meta.json beside the truth, else 30).")
-def score(truth_path: str, events_path: str, as_json: bool, tolerance_s: float, fps: float | None) -> None:
+@click.option("--until", "until_s", type=float, default=None, metavar="SECONDS",
+              help="Score only the events up to this time on both sides (a recording that runs on "
+                   "past the part to be scored).")
+def score(truth_path: str, events_path: str, as_json: bool, tolerance_s: float, fps: float | None,
+          until_s: float | None) -> None:
     """Score a referee's event log (EVENTS) against the truth (TRUTH).
 
     Reports precision and recall of table events, fault detection, first-touch and slap-order
     accuracy, and timing error. Exits 0 whenever scoring succeeded (the score is data); bad
     input exits 2 with one line.
     """
-    result = scoring.score_files(truth_path, events_path, tolerance_s=tolerance_s, fps=fps)
+    result = scoring.score_files(truth_path, events_path, tolerance_s=tolerance_s, fps=fps, until_s=until_s)
     for warning in result.warnings:
         click.echo(f"spit-referee: warning: {warning}", err=True)
     if as_json:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from referee.cli import main
 from referee.eventlog import read_records_strict, write_records
-from referee.events import Play, Record
+from referee.events import Play, Record, TableEvent
 from referee.scoring import is_prelude
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -107,6 +107,7 @@ def test_a_torn_last_line_is_scored_with_a_warning(tmp_path: Path) -> None:
     ("\n", [], "no game_start"),
     (RACE, ["--tolerance", "-0.5"], "tolerance: must be a time in seconds >= 0, not -0.5"),
     (RACE, ["--fps", "0"], "fps: must be a frame rate > 0"),
+    (RACE, ["--until", "-1"], "until: must be a time in seconds >= 0, not -1.0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, content: str | None, extra: list[str],
                                           error: str) -> None:
@@ -119,6 +120,21 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, content: str | None, e
     assert code == 2 and out == ""
     assert error in err and err.count("\n") == 1 and err.startswith("spit-referee: error:")
     assert "Traceback" not in err
+
+
+def test_until_scores_only_the_start(tmp_path: Path) -> None:
+    with open(RACE, encoding="utf-8") as stream:
+        records = read_records_strict(stream, RACE)
+    last = [r for r in records if isinstance(r, TableEvent) and not is_prelude(r)][-1]
+    found = tmp_path / "found.jsonl"
+    with open(found, "w", encoding="utf-8") as stream:  # the referee missed the last event
+        write_records(stream, [r for r in records if r is not last])
+    code, out, _ = run("score", "--truth", RACE, "--events", str(found), "--json")
+    assert json.loads(out)["table_events"]["recall"] == pytest.approx(2 / 3)
+    code, out, _ = run("score", "--truth", RACE, "--events", str(found), "--json", "--until", f"{last.t - 0.001}")
+    assert code == 0
+    report = json.loads(out)
+    assert report["table_events"]["recall"] == 1.0 and report["table_events"]["truth"] == 2
 
 
 def test_both_files_are_required() -> None:
