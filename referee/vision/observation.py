@@ -85,6 +85,9 @@ SPIT_REACH_S = 1.5
 #: A pile change waits at most this long for a stock slot to settle when the slot's face-up
 #: card may lie underneath the pile's new top (a hand of the slot's player was on the pile).
 UNDER_WAIT_S = 0.5
+#: Two slots of one player whose busy spells began at most this many frames apart were grabbed
+#: by one hand at once (two cards in one hand): the slot other than the new top's is waited for.
+GRAB_TOGETHER_FRAMES = 2
 #: A busy slot whose part clear of hands differs from its settled view in less than this share
 #: (``ZoneObservation.visible_change``) still holds its card. In 4 fixtures-and-games sets of
 #: busy slots (tests/fixtures and games 5000, 5003, 5006, 5009): 72 % of the frames where the
@@ -167,6 +170,7 @@ class _Departure:
     frame: int  # the slot settled without the card
     time: float
     used: bool = False
+    since_frame: int = -1  # the frame where the slot's busy spell that took it began
 
 
 @dataclass
@@ -593,9 +597,18 @@ class Observer:
             skip = {d.player for d in candidates}
             top = self._find_departure(reading.label)
             holder = (top.player, top.slot) if top is not None else self._holder(reading.label)
+            together: set[str] = set()
             if holder is not None:
                 skip.add(holder[0])
-            return busy | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
+                if top is not None and top.since_frame >= 0:
+                    # ...unless a slot of theirs went busy as the new top's slot did: one hand
+                    # took two cards at once (game 5013), the first may lie underneath
+                    others = set(Player) - {holder[0]}
+                    together = {z for z in self._busy_slots(change, reading, since, tracked, settling,
+                                                            skip=others)
+                                if abs((tracked.zones[z].busy_since or -99) - top.since_frame)
+                                <= GRAB_TOGETHER_FRAMES}
+            return busy | together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
         return self._busy_slots(change, reading, since, tracked, settling)
 
     def _busy_slots(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
@@ -738,7 +751,7 @@ class Observer:
             return self._dealing_change(change, reading, since, player)
         if old not in FACE_UP_LABELS:  # its face-up card left
             self._departures.append(_Departure(old, player, slot, self._left(change), change.frame,
-                                               change.time))
+                                               change.time, since_frame=change.since_frame))
             self._settle_departure(self._departures[-1])
         if new in FACE_UP_LABELS:
             return []

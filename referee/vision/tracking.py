@@ -60,6 +60,8 @@ class ZoneObservation:
     #: over it: whether it looks as it did when last clear (a hand lay on it, or an arm passed
     #: over it, and took nothing, left nothing); None in every other frame
     as_before: bool | None = None
+    #: a busy zone: the frame where its busy spell began (None when settled)
+    busy_since: int | None = None
 
 
 @dataclass(frozen=True)
@@ -382,7 +384,7 @@ class ZoneTracker:
                 st.was_clear = clear
             # occupancy is only trusted when the zone is settled: between, the last settled answer
             obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion, visible_change,
-                                       as_before)
+                                       as_before, None if st.settled else st.since_frame)
         if self._last_time is not None and time > self._last_time:
             self._frame_dt = float(time) - self._last_time
         self._last_time = float(time)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from referee.events import Hand, Move, Play, Slap, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.vision.mat import MatLayout
 from referee.vision.observation import (
     EARLY_SLAP_SLOTS_S,
     EARLY_SLAP_STILL_S,
+    GRAB_TOGETHER_FRAMES,
     PLAY_CARRY_S,
     SECOND_HAND_MM2,
     SLAP_LEAD_S,
@@ -43,22 +46,26 @@ class Table:
     def frame_with(self, changes: dict[str, str] | None = None, hands: tuple[HandBlob, ...] = (),
                    unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0,
                    before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6,
-                   kept: tuple[str, ...] = ()) -> list:
+                   kept: tuple[str, ...] = (), busy_since: dict[str, int] | None = None) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
-        ``before`` hands or else ``hands``), with ``unsettled`` zones still busy (those in
-        ``kept`` showing, where no hand covers them, the card that lay there)."""
+        ``before`` hands or else ``hands``; each change began 5 frames before it settles), with
+        ``unsettled`` zones still busy (those in ``kept`` showing, where no hand covers them, the
+        card that lay there; each busy since the frame in ``busy_since``, if there)."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
             t = self.frame / FPS
             busy = set(changes) | set(unsettled)
-            zones = {z: ZoneObservation(z, True, z in busy, z not in busy, 1.0, 0.0) for z in self.zones}
+            zones = {z: ZoneObservation(z, True, z in busy, z not in busy, 1.0, 0.0,
+                                        busy_since=(busy_since or {}).get(z) if z in busy else None)
+                     for z in self.zones}
             early = hands if before is None else before
             assert self.obs.update(TrackedFrame(self.frame, t, zones, (), early), {}) == []
         self.frame += 1
         t = self.frame / FPS
         zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0,
-                                    0.0 if z in kept else None)
+                                    0.0 if z in kept else None,
+                                    busy_since=(busy_since or {}).get(z) if z in unsettled else None)
                  for z in self.zones}
         made = tuple(ZoneChange(z, self.frame, t, True, True, self.frame - 5, 20.0, hand_over,
                                 self.frame - 3, t - 3 / FPS) for z in changes)
@@ -654,6 +661,27 @@ def test_a_pile_waits_for_the_other_players_busy_slot_though_a_card_left_already
     events = table.frame_with({"B.stock2": "back"}, unsettled=("A.stock2",), busy_frames=1, before=both)
     assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC"), (Player.A, "KD")]
     assert [e.evidence["underneath"] is True for e in events] == [True, True, False]
+
+
+@pytest.mark.parametrize("apart", [1, 8])
+def test_a_pile_waits_for_a_slot_grabbed_with_its_new_top_by_one_hand(layout: MatLayout, apart: int) -> None:
+    table = Table(layout)
+    table.frame_with({"B.stock2": "back"})  # B's QC left: it may lie under what lands next
+    on = (hand(Player.A, "pile1", "A.stock1", "A.stock2"), hand(Player.B, "pile1"))
+    # A's hand takes KD from slot 2 and, with it, 4D from slot 1 (both slots go busy together
+    # when ``apart`` is 1 frame; slot 1 went busy 8 frames earlier, another grab, when it is 8)
+    assert table.frame_with({"A.stock2": "back"}, hands=on, unsettled=("A.stock1", "pile1"),
+                            busy_since={"A.stock1": table.frame + 2 - apart}) == []
+    grabbed = table.frame - 5  # when slot 2's busy spell began
+    events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1",),
+                              busy_since={"A.stock1": grabbed - apart})
+    if apart > GRAB_TOGETHER_FRAMES:  # not one grab: the new top's player is not waited for
+        assert [(e.player, str(e.card)) for e in events] == [(Player.B, "QC"), (Player.A, "KD")]
+        return
+    assert events == []  # 4D may lie under KD
+    events = table.frame_with({"A.stock1": "back"}, busy_frames=1, busy_since={"A.stock1": grabbed - apart})
+    assert [(e.player, str(e.card), e.evidence["underneath"] is True) for e in events] == [
+        (Player.B, "QC", True), (Player.A, "4D", True), (Player.A, "KD", False)]
 
 
 def test_a_pile_waits_for_a_slot_that_settled_empty_under_the_hand(layout: MatLayout) -> None:
