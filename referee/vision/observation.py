@@ -87,7 +87,10 @@ SPIT_REACH_S = 1.5
 UNDER_WAIT_S = 0.5
 #: Two slots of one player whose busy spells began at most this many frames apart were grabbed
 #: by one hand at once (two cards in one hand): the slot other than the new top's is waited for.
-GRAB_TOGETHER_FRAMES = 2
+#: 0.1 s at 30 fps; the simulator's two-card grabs begin 0.05 s apart (games 5000-5019, fixture
+#: two-cards), and an arm lying over another slot of the player went busy 0.2 s after (fixture
+#: illegal-rank).
+GRAB_TOGETHER_FRAMES = 3
 #: A busy slot whose part clear of hands differs from its settled view in less than this share
 #: (``ZoneObservation.visible_change``) still holds its card. In 4 fixtures-and-games sets of
 #: busy slots (tests/fixtures and games 5000, 5003, 5006, 5009): 72 % of the frames where the
@@ -576,11 +579,22 @@ class Observer:
         settles its departure is not known and the hidden card would be missed: those slots
         (``settling``: slots that count as unsettled still, their change not yet explained)."""
         if self._zone.get(change.zone) is None or self._zone[change.zone].kind is not ZoneKind.PILE \
-                or reading.label in FACE_UP_LABELS:
+                or reading.label in FACE_UP_LABELS or self._is_take_back(change.zone, reading.label):
             return set()
         candidates = [d for d in self._departures
                       if not d.used and since[0] - PAIR_WINDOW_S <= d.time <= change.time + 1e-9
                       and d.card != reading.label and self._hand_was_over(change.zone, d.player, since[0])]
+        # the new top's player: a second card of the same hand lies under it only if one hand
+        # took both at once, so only their slots that went busy as the top's slot did count
+        # (game 5013; an arm of theirs lying over another slot is not waited for: fixture
+        # illegal-rank waited 0.23 s for it)
+        top = self._find_departure(reading.label)
+        holder = (top.player, top.slot) if top is not None else self._holder(reading.label)
+        skip = {d.player for d in candidates}
+        together: set[str] = set()
+        if holder is not None:
+            skip.add(holder[0])
+            together = self._grabbed_with(holder, top, change, reading, since, tracked, settling)
         if candidates:
             # a card that left a slot may lie underneath already (no need to wait for more slots
             # of its player), or its arm only passed over this pile on the way to the other one:
@@ -592,24 +606,44 @@ class Observer:
                     and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None and not obs.settled))}
             # a player with neither a card that left nor the new top may have put a card
             # between: their busy slots are waited for all the same (game 5002: A, B, A onto one
-            # pile in one busy spell; B's card was lost). The top card's player is not waited for
-            # (a second card of the same hand: docs/observation.md)
-            skip = {d.player for d in candidates}
-            top = self._find_departure(reading.label)
-            holder = (top.player, top.slot) if top is not None else self._holder(reading.label)
-            together: set[str] = set()
-            if holder is not None:
-                skip.add(holder[0])
-                if top is not None and top.since_frame >= 0:
-                    # ...unless a slot of theirs went busy as the new top's slot did: one hand
-                    # took two cards at once (game 5013), the first may lie underneath
-                    others = set(Player) - {holder[0]}
-                    together = {z for z in self._busy_slots(change, reading, since, tracked, settling,
-                                                            skip=others)
-                                if abs((tracked.zones[z].busy_since or -99) - top.since_frame)
-                                <= GRAB_TOGETHER_FRAMES}
+            # pile in one busy spell; B's card was lost)
             return busy | together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
-        return self._busy_slots(change, reading, since, tracked, settling)
+        return together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
+
+    def _is_take_back(self, zone: str, new: str) -> bool:
+        """A pile's new top lay beneath its top (one or two cards taken back): nothing can have
+        gone under it in the same busy spell, so there is nothing to wait for (fixture take-back
+        waited 0.27 s for a slot the arm lay over)."""
+        number = self._zone[zone].number
+        pile = self.state.piles.get(number, []) if number is not None else []
+        return (bool(pile) and pile[-1].card == self.state.tops.get(zone)
+                and any(len(pile) >= k and pile[-k].card == new for k in (2, 3)))
+
+    def _grabbed_with(self, holder: tuple[Player, int], top: _Departure | None, change: ZoneChange,
+                      reading: ZoneReading, since: tuple[float, int], tracked: TrackedFrame,
+                      settling: Collection[str]) -> set[str]:
+        """The busy slots of the new top's player (``holder``) that went busy within
+        ``GRAB_TOGETHER_FRAMES`` of the top's own slot: one hand took both cards. When it is not
+        known when the top's slot went busy, all their busy slots."""
+        if top is not None:
+            grabbed: int | None = top.since_frame if top.since_frame >= 0 else None
+        else:
+            obs = tracked.zones.get(self._slot_zone[holder])
+            grabbed = obs.busy_since if obs is not None else None
+        others = set(Player) - {holder[0]}
+        slots = self._busy_slots(change, reading, since, tracked, settling, skip=others)
+        if grabbed is None:
+            return slots
+        return {z for z in slots if (busy := self._busy_since(z, tracked)) is not None
+                and abs(busy - grabbed) <= GRAB_TOGETHER_FRAMES}
+
+    def _busy_since(self, zone: str, tracked: TrackedFrame) -> int | None:
+        """The frame a busy zone went busy; for one that settled under a hand showing what was
+        not believed, the frame that change began (its card may have left then)."""
+        if zone in self._under_hand:
+            return self._under_hand[zone][0].since_frame
+        obs = tracked.zones.get(zone)
+        return obs.busy_since if obs is not None else None
 
     def _busy_slots(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                     tracked: TrackedFrame, settling: Collection[str], skip: Collection[Player] = ()

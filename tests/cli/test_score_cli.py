@@ -131,7 +131,8 @@ def test_until_scores_only_the_start(tmp_path: Path) -> None:
         write_records(stream, [r for r in records if r is not last])
     code, out, _ = run("score", "--truth", RACE, "--events", str(found), "--json")
     assert json.loads(out)["table_events"]["recall"] == pytest.approx(2 / 3)
-    code, out, _ = run("score", "--truth", RACE, "--events", str(found), "--json", "--until", f"{last.t - 0.001}")
+    code, out, _ = run("score", "--truth", RACE, "--events", str(found), "--json",
+                       "--until", f"{last.t - 0.001}")
     assert code == 0
     report = json.loads(out)
     assert report["table_events"]["recall"] == 1.0 and report["table_events"]["truth"] == 2

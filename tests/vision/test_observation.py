@@ -42,22 +42,25 @@ class Table:
         readings = {z: ZoneReading(z, lab, 1.0, 0, 0.0) for z, lab in START.items()}
         self.obs.start(readings, 0, 0.0)
         self.zones = [z.id for z in layout.zones]
+        #: when each busy zone went busy, where a test says (ZoneObservation.busy_since)
+        self.busy_since: dict[str, int] = {}
 
     def frame_with(self, changes: dict[str, str] | None = None, hands: tuple[HandBlob, ...] = (),
                    unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0,
                    before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6,
-                   kept: tuple[str, ...] = (), busy_since: dict[str, int] | None = None) -> list:
+                   kept: tuple[str, ...] = ()) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
-        ``before`` hands or else ``hands``; each change began 5 frames before it settles), with
+        ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
+        in ``self.busy_since``), with
         ``unsettled`` zones still busy (those in ``kept`` showing, where no hand covers them, the
-        card that lay there; each busy since the frame in ``busy_since``, if there)."""
+        card that lay there; each busy since the frame in ``self.busy_since``, if there)."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
             t = self.frame / FPS
             busy = set(changes) | set(unsettled)
             zones = {z: ZoneObservation(z, True, z in busy, z not in busy, 1.0, 0.0,
-                                        busy_since=(busy_since or {}).get(z) if z in busy else None)
+                                        busy_since=self.busy_since.get(z) if z in busy else None)
                      for z in self.zones}
             early = hands if before is None else before
             assert self.obs.update(TrackedFrame(self.frame, t, zones, (), early), {}) == []
@@ -65,10 +68,10 @@ class Table:
         t = self.frame / FPS
         zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0,
                                     0.0 if z in kept else None,
-                                    busy_since=(busy_since or {}).get(z) if z in unsettled else None)
+                                    busy_since=self.busy_since.get(z) if z in unsettled else None)
                  for z in self.zones}
-        made = tuple(ZoneChange(z, self.frame, t, True, True, self.frame - 5, 20.0, hand_over,
-                                self.frame - 3, t - 3 / FPS) for z in changes)
+        made = tuple(ZoneChange(z, self.frame, t, True, True, self.busy_since.get(z, self.frame - 5), 20.0,
+                                hand_over, self.frame - 3, t - 3 / FPS) for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
         readings = {z: ZoneReading(z, lab, confidence, self.frame, t) for z, lab in changes.items()}
         return self.obs.update(tracked, readings)
@@ -410,6 +413,7 @@ def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: Mat
 def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock5": "back"})  # 7H left slot 5
+    table.busy_since["A.stock1"] = table.frame - 5  # one hand took 4D from slot 1 with it
     on_pile = (touching(Player.A, "pile1"),)
     table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
     # 7H is seen on pile 1 while slot 1 (4D) is still under A's hand: 4D may be underneath it
@@ -424,6 +428,7 @@ def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: Ma
 def test_a_waiting_pile_change_is_given_before_what_may_depend_on_it(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})  # 4D left slot 1
+    table.busy_since["A.stock4"] = table.frame - 5  # one hand took JS from slot 4 with it
     on_pile = (touching(Player.A, "pile1"),)
     table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock4"))
     assert table.frame_with({"pile1": "4D"}, hands=on_pile, unsettled=("A.stock4",)) == []  # JS may be under
@@ -436,6 +441,7 @@ def test_a_waiting_pile_change_is_given_before_what_may_depend_on_it(layout: Mat
 def test_a_pile_change_waits_no_longer_than_its_limit(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock5": "back"})
+    table.busy_since["A.stock1"] = table.frame - 5
     on_pile = (touching(Player.A, "pile1"),)
     table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
     assert table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock1",)) == []
@@ -443,6 +449,26 @@ def test_a_pile_change_waits_no_longer_than_its_limit(layout: MatLayout) -> None
     for _ in range(int(UNDER_WAIT_S * FPS) + 1):  # slot 1 stays busy: the play is given alone
         given += table.frame_with(unsettled=("A.stock1",))
     assert [(type(e), str(e.card)) for e in given] == [(Play, "7H")]
+
+
+def test_a_pile_change_does_not_wait_for_an_arm_over_another_slot_of_its_player(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock5": "back"})  # 7H left slot 5
+    table.busy_since["A.stock1"] = table.frame + 1  # A's arm came over slot 1 after 7H had gone
+    on_pile = (touching(Player.A, "pile1"),)
+    table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
+    events = table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock1",))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "7H")]
+
+
+def test_a_take_back_does_not_wait_for_a_busy_slot(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty"})  # 4D left slot 1
+    assert [str(e.card) for e in table.frame_with({"pile1": "4D"}, hands=(touching(Player.A, "pile1"),))] == ["4D"]
+    # A takes 4D back (5D shows again) while the arm lies over slot 2: nothing can lie under 5D
+    on = (hand(Player.A, "pile1", "A.stock2"),)
+    events = table.frame_with({"pile1": "5D"}, hands=on, unsettled=("A.stock2",))
+    assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "4D")]
 
 
 def test_a_pile_change_does_not_wait_for_a_slot_that_still_shows_its_card(layout: MatLayout) -> None:
@@ -670,16 +696,15 @@ def test_a_pile_waits_for_a_slot_grabbed_with_its_new_top_by_one_hand(layout: Ma
     on = (hand(Player.A, "pile1", "A.stock1", "A.stock2"), hand(Player.B, "pile1"))
     # A's hand takes KD from slot 2 and, with it, 4D from slot 1 (both slots go busy together
     # when ``apart`` is 1 frame; slot 1 went busy 8 frames earlier, another grab, when it is 8)
-    assert table.frame_with({"A.stock2": "back"}, hands=on, unsettled=("A.stock1", "pile1"),
-                            busy_since={"A.stock1": table.frame + 2 - apart}) == []
-    grabbed = table.frame - 5  # when slot 2's busy spell began
-    events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1",),
-                              busy_since={"A.stock1": grabbed - apart})
+    grabbed = table.frame + 2  # when slot 2's busy spell begins (5 frames before it settles)
+    table.busy_since["A.stock1"] = grabbed - apart
+    assert table.frame_with({"A.stock2": "back"}, hands=on, unsettled=("A.stock1", "pile1")) == []
+    events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1",))
     if apart > GRAB_TOGETHER_FRAMES:  # not one grab: the new top's player is not waited for
         assert [(e.player, str(e.card)) for e in events] == [(Player.B, "QC"), (Player.A, "KD")]
         return
     assert events == []  # 4D may lie under KD
-    events = table.frame_with({"A.stock1": "back"}, busy_frames=1, busy_since={"A.stock1": grabbed - apart})
+    events = table.frame_with({"A.stock1": "back"}, busy_frames=1)
     assert [(e.player, str(e.card), e.evidence["underneath"] is True) for e in events] == [
         (Player.B, "QC", True), (Player.A, "4D", True), (Player.A, "KD", False)]
 
@@ -689,6 +714,7 @@ def test_a_pile_waits_for_a_slot_that_settled_empty_under_the_hand(layout: MatLa
     on = (hand(Player.B, "pile2", "B.stock2", "B.stock4"),)
     # B lifts QC from slot 2 (it settles "empty" under the hand: not believed yet), then 8S from
     # slot 4, and puts both on pile 2: the pile shows 8S, QC lies under it
+    table.busy_since["B.stock4"] = table.frame + 2  # as slot 2 went busy: one grab
     assert table.frame_with({"B.stock2": "empty"}, hands=on, hand_over=True, unsettled=("B.stock4",)) == []
     # slot 2 is busy again and what shows of it looks as when it settled (empty): it still counts
     assert table.frame_with({"pile2": "8S"}, hands=on, unsettled=("B.stock2", "B.stock4"),
