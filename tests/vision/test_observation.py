@@ -464,7 +464,8 @@ def test_a_pile_change_does_not_wait_for_an_arm_over_another_slot_of_its_player(
 def test_a_take_back_does_not_wait_for_a_busy_slot(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})  # 4D left slot 1
-    assert [str(e.card) for e in table.frame_with({"pile1": "4D"}, hands=(touching(Player.A, "pile1"),))] == ["4D"]
+    played = table.frame_with({"pile1": "4D"}, hands=(touching(Player.A, "pile1"),))
+    assert [str(e.card) for e in played] == ["4D"]
     # A takes 4D back (5D shows again) while the arm lies over slot 2: nothing can lie under 5D
     on = (hand(Player.A, "pile1", "A.stock2"),)
     events = table.frame_with({"pile1": "5D"}, hands=on, unsettled=("A.stock2",))
