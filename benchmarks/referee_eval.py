@@ -7,7 +7,7 @@
 Sets: ``fixtures`` (tests/fixtures/*) and ``games``: ``--games`` self-played games (seeds from
 ``--seed``, default 5000, which no test uses), the first ``--seconds`` plus ``--tail`` of each
 rendered at 960x540 into ``.cache/referee-eval/`` (reused when there). A game is scored over its
-first ``--seconds`` only (both logs cut there, :meth:`referee.scoring.EventLog.until`): the
+first ``--seconds`` only (both logs cut there, :func:`referee.scoring.window`): the
 tail lets the referee see the last events of the window settle, as it would in a game that goes
 on; without it, a card landing in the clip's last frame counts as missed. Each clip is refereed by
 :class:`referee.live.pipeline.Referee` exactly as ``spit-referee replay`` does it (a clip that
@@ -114,7 +114,7 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
     records = referee.finish()
     truth, found = scoring.read_log(clip / "events.jsonl"), scoring.EventLog.from_records(records, "found")
     if until_s is not None:
-        truth, found = truth.until(until_s), found.until(until_s)
+        truth, found = scoring.window(truth, found, until_s)
     score = scoring.score(truth, found, fps=30.0)
     # fault latency: the faulted card's rest on its pile -> its verdict out of the pipeline
     places = card_places(clip)

@@ -126,17 +126,35 @@ class EventLog:
             raise InputError("no game_start record: not an event log of a game (docs/events.md)", source)
         return cls(source, tuple(games), tuple(warnings))
 
-    def until(self, end_s: float) -> EventLog:
+    def until(self, end_s: float, *, partners: EventLog | None = None, tolerance_s: float = 0.0) -> EventLog:
         """The log cut at ``end_s`` seconds: table events after it are dropped with their
         verdicts, and the verdicts' event indexes renumbered. For scoring a clip that runs on
-        past the window scored (an event at its very end cannot have been seen to settle)."""
+        past the window scored (an event at its very end cannot have been seen to settle).
+
+        With ``partners`` (the other log, cut at ``end_s``), an event at most ``tolerance_s``
+        after the cut is kept when the same game there holds an event with its identity at most
+        ``tolerance_s`` from it: one event seen on either side of the cut."""
         games = []
         for game in self.games:
-            kept = [i for i, ev in enumerate(game.events) if ev.t <= end_s + _EPS]
-            index = {old: new for new, old in enumerate(kept)}
+            near = (partners.games[game.number].events
+                    if partners is not None and game.number < len(partners.games) else ())
+
+            keep = [i for i, ev in enumerate(game.events)
+                    if ev.t <= end_s + _EPS or (ev.t <= end_s + tolerance_s + _EPS and any(
+                        identity(other) == identity(ev) and abs(other.t - ev.t) <= tolerance_s + _EPS
+                        for other in near))]
+            index = {old: new for new, old in enumerate(keep)}
             verdicts = tuple(replace(v, event=index[v.event]) for v in game.verdicts if v.event in index)
-            games.append(LoggedGame(game.number, game.start, tuple(game.events[i] for i in kept), verdicts))
+            games.append(LoggedGame(game.number, game.start, tuple(game.events[i] for i in keep), verdicts))
         return EventLog(self.source, tuple(games), self.warnings)
+
+
+def window(truth: EventLog, found: EventLog, end_s: float,
+           tolerance_s: float = DEFAULT_TOLERANCE_S) -> tuple[EventLog, EventLog]:
+    """Both logs cut at ``end_s`` for scoring (:meth:`EventLog.until`); an event just after the
+    cut stays when the other log holds it just before (found a little late or early)."""
+    return (truth.until(end_s, partners=found.until(end_s), tolerance_s=tolerance_s),
+            found.until(end_s, partners=truth.until(end_s), tolerance_s=tolerance_s))
 
 
 def parse_log(text: str, source: str) -> EventLog:
@@ -557,7 +575,7 @@ def score_files(truth_path: str | Path, events_path: str | Path, *,
     if until_s is not None:
         if not isinstance(until_s, int | float) or not math.isfinite(until_s) or until_s < 0:
             raise InputError(f"must be a time in seconds >= 0, not {until_s!r}", "until")
-        truth, found = truth.until(until_s), found.until(until_s)
+        truth, found = window(truth, found, until_s, tolerance_s)
     return score(truth, found, tolerance_s=tolerance_s, fps=rate, fps_from=origin)
 
 

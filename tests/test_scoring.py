@@ -38,6 +38,7 @@ from referee.scoring import (
     score,
     score_files,
     score_many,
+    window,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -305,6 +306,20 @@ def test_until_cuts_both_logs_and_renumbers_the_verdicts(tmp_path: Path) -> None
     kept = read_log_of(tmp_path, truth).until(t_fault)
     assert len(kept.games[0].events) == sum(1 for e in events if e.t <= t_fault)
     assert all(v.event < len(kept.games[0].events) for v in kept.games[0].verdicts)
+
+
+@pytest.mark.parametrize("shift", [0.1, -0.1])
+def test_an_event_seen_across_the_cut_is_matched(tmp_path: Path, shift: float) -> None:
+    truth = fixture_records("race-2f")
+    last = [r for r in truth if live(r)][-1]
+    found = edited(truth, lambda r: r is last, lambda r: dataclasses.replace(r, t=r.t + shift))
+    end = last.t + shift / 2  # the truth's event on one side of the cut, the found one on the other
+    t_log, f_log = read_log_of(tmp_path, truth), read_log(write(tmp_path / "found.jsonl", found))
+    cut = score(t_log.until(end), f_log.until(end))
+    assert cut.counts().matched == cut.counts().truth - (shift > 0) == cut.counts().found - (shift < 0)
+    assert window(t_log, f_log, end)[0].games[0].events[-1].t == last.t
+    kept = score(*window(t_log, f_log, end))
+    assert kept.counts().precision == kept.counts().recall == 1.0 and kept.counts().truth == 3
 
 
 def read_log_of(tmp_path: Path, records: list[Record]) -> EventLog:

@@ -623,8 +623,10 @@ class Observer:
                       reading: ZoneReading, since: tuple[float, int], tracked: TrackedFrame,
                       settling: Collection[str]) -> set[str]:
         """The busy slots of the new top's player (``holder``) that went busy within
-        ``GRAB_TOGETHER_FRAMES`` of the top's own slot: one hand took both cards. When it is not
-        known when the top's slot went busy, all their busy slots."""
+        ``GRAB_TOGETHER_FRAMES`` of the top's own slot (one hand took both cards), or that
+        settled "empty" under the hand (the card seen gone; game 5009: the hand came over that
+        slot 7 frames before the top's). When it is not known when the top's slot went busy,
+        all their busy slots."""
         if top is not None:
             grabbed: int | None = top.since_frame if top.since_frame >= 0 else None
         else:
@@ -634,8 +636,9 @@ class Observer:
         slots = self._busy_slots(change, reading, since, tracked, settling, skip=others)
         if grabbed is None:
             return slots
-        return {z for z in slots if (busy := self._busy_since(z, tracked)) is not None
-                and abs(busy - grabbed) <= GRAB_TOGETHER_FRAMES}
+        return {z for z in slots if (z in self._under_hand and self._under_hand[z][2].label == "empty")
+                or ((busy := self._busy_since(z, tracked)) is not None
+                    and abs(busy - grabbed) <= GRAB_TOGETHER_FRAMES)}
 
     def _busy_since(self, zone: str, tracked: TrackedFrame) -> int | None:
         """The frame a busy zone went busy; for one that settled under a hand showing what was

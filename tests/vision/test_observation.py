@@ -715,7 +715,8 @@ def test_a_pile_waits_for_a_slot_that_settled_empty_under_the_hand(layout: MatLa
     on = (hand(Player.B, "pile2", "B.stock2", "B.stock4"),)
     # B lifts QC from slot 2 (it settles "empty" under the hand: not believed yet), then 8S from
     # slot 4, and puts both on pile 2: the pile shows 8S, QC lies under it
-    table.busy_since["B.stock4"] = table.frame + 2  # as slot 2 went busy: one grab
+    # the hand came over slot 4 seven frames after slot 2 (game 5009): slot 2's empty look counts
+    table.busy_since["B.stock4"] = table.frame + 9
     assert table.frame_with({"B.stock2": "empty"}, hands=on, hand_over=True, unsettled=("B.stock4",)) == []
     # slot 2 is busy again and what shows of it looks as when it settled (empty): it still counts
     assert table.frame_with({"pile2": "8S"}, hands=on, unsettled=("B.stock2", "B.stock4"),
