@@ -18,7 +18,9 @@ Reported: event precision and recall, faults flagged / missed / false, first-tou
 x real time per clip and per-frame milliseconds; fault latency: from the truth instant the
 faulted card came to rest on the pile to the moment its verdict left the pipeline (the frame's
 time plus that step's processing time), median and p99; for a take-back, from when the card
-was lifted off the pile. Prints a table and one JSON line;
+was lifted off the pile; and, of that, the part after the frame where the tracker saw its zone
+settled (the event's ``settled_frame``): waits for other zones and processing, not the hand
+that still covers the card. Prints a table and one JSON line;
 ``--out FILE`` writes the JSON.
 """
 
@@ -101,12 +103,14 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
     referee = Referee(calibration, reader, prelude=game_so_far(read_events(clip / "events.jsonl")))
     step_ms: list[float] = []
     verdict_out: dict[int, float] = {}  # id(verdict) -> when it left the pipeline
+    frame_t: dict[int, float] = {}  # the tracker's frame number -> its time
     t0 = time.perf_counter()
     duration = 0.0
     with open_video(clip / "video.mp4") as source:
         for frame in source:
             step = referee.step(frame)
             step_ms.append(step.seconds * 1000)
+            frame_t[step.tracked.frame] = frame.t
             duration = frame.t
             for v in step.verdicts:
                 verdict_out[id(v)] = frame.t + step.seconds
@@ -117,8 +121,9 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
         truth, found = scoring.window(truth, found, until_s)
     score = scoring.score(truth, found, fps=30.0)
     # fault latency: the faulted card's rest on its pile -> its verdict out of the pipeline
+    # and from the frame its zone was seen settled (the pipeline's own part of that latency)
     places = card_places(clip)
-    latencies = []
+    latencies, after_settle = [], []
     last_event: TableEvent | None = None
     for record in records:
         if isinstance(record, TableEvent):
@@ -128,8 +133,12 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
             rest = settled_at(places, last_event)
             if rest is not None and (until_s is None or last_event.t <= until_s):
                 latencies.append((verdict_out[id(record)] - rest) * 1000)
+                seen = frame_t.get((last_event.evidence or {}).get("settled_frame", -1))
+                if seen is not None:
+                    after_settle.append((verdict_out[id(record)] - seen) * 1000)
     return {"clip": clip.name, "score": score, "wall_s": wall, "duration_s": duration,
             "speed": duration / wall if wall else None, "step_ms": step_ms, "latency_ms": latencies,
+            "after_settle_ms": after_settle,
             "rejected": len(referee.rejected)}
 
 
@@ -141,6 +150,7 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     faults = total.faults()
     steps = [ms for r in results for ms in r["step_ms"]]
     lat = [ms for r in results for ms in r["latency_ms"]]
+    after = [ms for r in results for ms in r["after_settle_ms"]]
 
     def acc(a: Any) -> dict[str, Any]:
         return {"total": a.total, "right": a.right,
@@ -165,6 +175,9 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
                     "p99": round(float(np.percentile(steps, 99)), 2)},
         "fault_latency_ms": {"n": len(lat), "median": round(statistics.median(lat), 1) if lat else None,
                              "p99": round(float(np.percentile(lat, 99)), 1) if lat else None},
+        "fault_after_settle_ms": {"n": len(after),
+                                  "median": round(statistics.median(after), 1) if after else None,
+                                  "p99": round(float(np.percentile(after, 99)), 1) if after else None},
         "rejected_events": sum(r["rejected"] for r in results),
         "per_clip": [{"clip": r["clip"], "precision": r["score"].counts().precision,
                       "recall": r["score"].counts().recall,
@@ -219,7 +232,8 @@ def main() -> int:
               f"faults {s['faults']}; first touch apart {s['first_touch_apart']['accuracy']}, within a frame "
               f"{s['first_touch_within_frame']['accuracy']}; slaps {s['slap_order']['accuracy']}; timing "
               f"{s['timing_ms']}; {s['speed_x_real_time_median']}x real time; step {s['step_ms']} ms; "
-              f"fault latency {s['fault_latency_ms']} ms")
+              f"fault latency {s['fault_latency_ms']} ms (after its zone settled: "
+              f"{s['fault_after_settle_ms']} ms)")
     print(json.dumps(report))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
