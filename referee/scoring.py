@@ -153,8 +153,9 @@ def window(truth: EventLog, found: EventLog, end_s: float,
            tolerance_s: float = DEFAULT_TOLERANCE_S) -> tuple[EventLog, EventLog]:
     """Both logs cut at ``end_s`` for scoring (:meth:`EventLog.until`); an event just after the
     cut stays when the other log holds it just before (found a little late or early)."""
-    return (truth.until(end_s, partners=found.until(end_s), tolerance_s=tolerance_s),
-            found.until(end_s, partners=truth.until(end_s), tolerance_s=tolerance_s))
+    truth_cut, found_cut = truth.until(end_s), found.until(end_s)
+    return (truth.until(end_s, partners=found_cut, tolerance_s=tolerance_s),
+            found.until(end_s, partners=truth_cut, tolerance_s=tolerance_s))
 
 
 def parse_log(text: str, source: str) -> EventLog:

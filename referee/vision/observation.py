@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import deque
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -616,8 +616,7 @@ class Observer:
         waited 0.27 s for a slot the arm lay over)."""
         number = self._zone[zone].number
         pile = self.state.piles.get(number, []) if number is not None else []
-        return (bool(pile) and pile[-1].card == self.state.tops.get(zone)
-                and any(len(pile) >= k and pile[-k].card == new for k in (2, 3)))
+        return _taken_back(pile, self.state.tops.get(zone, "empty"), new) is not None
 
     def _grabbed_with(self, holder: tuple[Player, int], top: _Departure | None, change: ZoneChange,
                       reading: ZoneReading, since: tuple[float, int], tracked: TrackedFrame,
@@ -889,8 +888,8 @@ class Observer:
             return []
         # a take-back: the card now on top lay beneath the one that left, or beneath the two
         # that left (both taken back while hands never left the pile)
-        depth = next((k for k in (2, 3) if len(pile) >= k and pile[-k].card == new), None)
-        if depth is not None and pile[-1].card == old:
+        depth = _taken_back(pile, old, new)
+        if depth is not None:
             # lifted a lag before the pile's picture stopped moving, but not before the hand that
             # took it had come: a pile busy only briefly settles just after the lift
             lifted = max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S)
@@ -1178,6 +1177,14 @@ class Observer:
         over, 0.7 s after the hand left)."""
         return any(clear >= since and busy_from < left
                    for busy_from, clear in self._slot_changes.get(player, ()))
+
+
+def _taken_back(pile: Sequence[_PileCard], old: str, new: str) -> int | None:
+    """How deep in ``pile`` (whose top is ``old``) the new top ``new`` lay: 2 when the top card
+    was taken back, 3 when the two above it were; None when it is not a take-back."""
+    if not pile or pile[-1].card != old:
+        return None
+    return next((k for k in (2, 3) if len(pile) >= k and pile[-k].card == new), None)
 
 
 def _arm_in_x(hand: HandBlob) -> float:
