@@ -78,6 +78,26 @@ def test_change_record_names_zone_and_frame() -> None:
         assert s.per_frame[c.frame].zones[c.zone].settled
 
 
+def test_a_busy_zone_says_when_its_spell_began() -> None:
+    s = scored("exchange")
+    spells = 0
+    for i, r in enumerate(s.per_frame):
+        for zone, obs in r.zones.items():
+            if obs.settled:
+                assert obs.busy_since is None
+                continue
+            began = i
+            while began > 0 and not s.per_frame[began - 1].zones[zone].settled:
+                began -= 1
+            assert obs.busy_since == r.frame - (i - began)  # the first unsettled frame of the spell
+            spells += began == i
+    # and a change reports the spell it ends
+    for r in s.per_frame:
+        for c in r.changes:
+            assert s.per_frame[c.frame - 1].zones[c.zone].busy_since == c.since_frame
+    assert spells > 0
+
+
 def test_frame_of_wrong_size_is_refused() -> None:
     cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
     tracker = ZoneTracker(cal)
