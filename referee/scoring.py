@@ -224,10 +224,13 @@ def resolve_fps(truth_path: str | Path, fps: float | None) -> tuple[float, FpsOr
     return (found, "meta.json") if found is not None else (DEFAULT_FPS, "default")
 
 
-def check_settings(tolerance_s: float, fps: float) -> None:
-    """Raise :class:`InputError` for a tolerance that is not a time >= 0 or fps not > 0."""
-    if not isinstance(tolerance_s, int | float) or not math.isfinite(tolerance_s) or tolerance_s < 0:
-        raise InputError(f"must be a time in seconds >= 0, not {tolerance_s!r}", "tolerance")
+def check_settings(tolerance_s: float, fps: float, until_s: float | None = None) -> None:
+    """Raise :class:`InputError` for a tolerance or an ``until_s`` (when given) that is not a
+    time >= 0, or fps not > 0."""
+    times = {"tolerance": tolerance_s} if until_s is None else {"tolerance": tolerance_s, "until": until_s}
+    for name, value in times.items():
+        if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            raise InputError(f"must be a time in seconds >= 0, not {value!r}", name)
     if not isinstance(fps, int | float) or not math.isfinite(fps) or fps <= 0:
         raise InputError(f"must be a frame rate > 0, not {fps!r}", "fps")
 
@@ -571,11 +574,9 @@ def score_files(truth_path: str | Path, events_path: str | Path, *,
     """Read and score two log files; ``fps`` None takes meta.json's beside the truth, else 30;
     ``until_s`` scores only the events up to that time (:meth:`EventLog.until`)."""
     rate, origin = resolve_fps(truth_path, fps)
-    check_settings(tolerance_s, rate)
+    check_settings(tolerance_s, rate, until_s)
     truth, found = read_log(truth_path), read_log(events_path)
     if until_s is not None:
-        if not isinstance(until_s, int | float) or not math.isfinite(until_s) or until_s < 0:
-            raise InputError(f"must be a time in seconds >= 0, not {until_s!r}", "until")
         truth, found = window(truth, found, until_s, tolerance_s)
     return score(truth, found, tolerance_s=tolerance_s, fps=rate, fps_from=origin)
 

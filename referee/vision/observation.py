@@ -173,7 +173,7 @@ class _Departure:
     frame: int  # the slot settled without the card
     time: float
     used: bool = False
-    since_frame: int = -1  # the frame where the slot's busy spell that took it began
+    since_frame: int | None = None  # the frame where the slot's busy spell that took it began
 
 
 @dataclass
@@ -627,7 +627,7 @@ class Observer:
         slot 7 frames before the top's). When it is not known when the top's slot went busy,
         all their busy slots."""
         if top is not None:
-            grabbed: int | None = top.since_frame if top.since_frame >= 0 else None
+            grabbed = top.since_frame
         else:
             obs = tracked.zones.get(self._slot_zone[holder])
             grabbed = obs.busy_since if obs is not None else None
