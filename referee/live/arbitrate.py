@@ -88,12 +88,15 @@ class Arbitrated:
     call_note: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class _Face:
     frame: int
     time: float
     label: str  # what the observer believed lay on the slot then
     template: ar.CardTemplate
+    #: the card followed from this face's view on, one view per frame (None once its first
+    #: view is no longer kept)
+    follow: ar.CardFollow | None = None
 
 
 @dataclass
@@ -151,6 +154,17 @@ class ViewRing:
         self._head = (self._head + 1) % self.size
         self._n = min(self._n + 1, self.size)
 
+    @property
+    def oldest_frame(self) -> int | None:
+        return None if self._n == 0 else int(self._frames[(self._head - self._n) % self.size])
+
+    def latest(self) -> tuple[int, float, np.ndarray] | None:
+        """The last view appended (frame, time, view), the ring's own memory."""
+        if self._data is None or self._n == 0:
+            return None
+        i = (self._head - 1) % self.size
+        return int(self._frames[i]), float(self._times[i]), self._data[i]
+
     def rows(self, first_frame: int | None = None) -> list[tuple[int, float, np.ndarray]]:
         """(frame, time, view) from ``first_frame`` (default: the oldest kept) to the last, in
         order. The views are the ring's own memory: valid until the next ``append``."""
@@ -207,12 +221,37 @@ class Arbiter:
                     k, tk, before = self._prev
                     zone = self.layout.zone(zid)
                     face = _Face(k, tk, label, ar.slot_template(before, zone, self.geo, label=label))
+                    kept = self._grey.latest()
+                    if kept is not None and kept[0] == k:
+                        face.follow = ar.CardFollow(kept[2], kept[1], face.template, self.geo)
                     self._faces.setdefault(zid, deque(maxlen=self.s.faces_per_slot)).append(face)
             self._ok[zid] = ok
         self._grey.append(frame, t, grey)
         self._small.append(frame, t, small)
         self._prev = (frame, t, view)
         self._last_view = view
+        self._follow_cards()
+
+    def _follow_cards(self) -> None:
+        """Each kept face's card looked for in the view just kept (so that a play's track is
+        ready when its pile settles); a face whose first view is no longer kept stops."""
+        latest, oldest = self._grey.latest(), self._grey.oldest_frame
+        if latest is None or oldest is None:
+            return
+        frame, t, grey = latest
+        for faces in self._faces.values():
+            for face in faces:
+                if face.follow is None:
+                    continue
+                if face.frame < oldest:
+                    face.follow = None
+                    continue
+                try:
+                    face.follow.add(grey, t)
+                except Exception:  # a view out of step, or a bug: the card is followed afresh when needed
+                    log.warning("stopped following %s's face from frame %d at frame %d", face.label,
+                                face.frame, frame, exc_info=True)
+                    face.follow = None
 
     @property
     def memory_bytes(self) -> int:
@@ -314,12 +353,21 @@ class Arbiter:
         if window is None:
             return _Estimate(None, "the view of the slot before the card left is no longer kept", face=face)
         views, times = window
-        track = ar.track_card(views, times, face.template, self.geo, start=0, toward=toward)
+        track = self._track(face, views, times, 0, toward)
         left = _departure(track, 0)
         try:
             return _Estimate(ar.estimate_contact(track), track=track, face=face, views=len(views), left=left)
         except ValueError as exc:
             return _Estimate(None, str(exc), track=track, face=face, views=len(views), left=left)
+
+    def _track(self, face: _Face, views: list[np.ndarray], times: np.ndarray, start: int,
+               toward: tuple[float, float]) -> ar.CardTrack:
+        """``face``'s card through ``views`` (its own view is ``start``): its follow finished
+        when it has followed it through those views, else followed now."""
+        f = face.follow
+        if f is not None and len(f) == len(views) - start and f.last_time == float(times[-1]):
+            return f.track(toward, before=views[:start], before_times=times[:start])
+        return ar.track_card(views, times, face.template, self.geo, start=start, toward=toward)
 
     def _usable(self, est: _Estimate, ev: TableEvent, tracked: TrackedFrame) -> bool:
         c = est.contact
@@ -409,8 +457,7 @@ class Arbiter:
                 views, times = window
                 poses: dict[Player, ar.CardPose] = {}
                 for p, face in faces.items():
-                    track = ar.track_card(views, times, face.template, self.geo,
-                                          start=face.frame - k0, toward=toward)
+                    track = self._track(face, views, times, face.frame - k0, toward)
                     n = len(views) - (face.frame - k0)
                     left = _departure(track, face.frame - k0)
                     try:

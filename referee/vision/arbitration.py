@@ -344,12 +344,21 @@ def _line_blur(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
     return cv2.filter2D(img, -1, k / k.sum(), borderType=cv2.BORDER_REPLICATE)
 
 
+@dataclass
+class _Run:
+    """One direction of following: the views where the card was found, and the misses since."""
+
+    hist: list[int]
+    misses: int = 0
+
+
 class _Follower:
-    """The state of one :func:`track_card` call."""
+    """The state of one following of a card (:func:`track_card`, :class:`CardFollow`)."""
 
     def __init__(self, views: Sequence[np.ndarray], t: np.ndarray, template: CardTemplate, geo: ViewGeometry,
                  st: TrackSettings, start: int) -> None:
-        self.views, self.t, self.template, self.geo, self.st, self.start = views, t, template, geo, st, start
+        self.views, self.t, self.template, self.geo, self.st = list(views), t, template, geo, st
+        self.start = start
         n = len(views)
         self.centres = np.full((n, 2), np.nan)
         self.angles = np.full(n, np.nan)
@@ -357,6 +366,28 @@ class _Follower:
         self.coarse = template.at(st.coarse_px_per_mm)
         self.fine = template.at(st.fine_px_per_mm)
         self.a0 = template.pose.angle_deg
+
+    def grow(self, view: np.ndarray, t: float) -> None:
+        """One more view at the end, not yet searched."""
+        self.views.append(view)
+        self.t = np.append(self.t, t)
+        self.centres = np.vstack([self.centres, np.full((1, 2), np.nan)])
+        self.angles = np.append(self.angles, np.nan)
+        self.scores = np.append(self.scores, np.nan)
+
+    def copy(self, before: Sequence[np.ndarray] = (), before_t: np.ndarray | None = None) -> _Follower:
+        """An independent copy (the views are shared, not copied), with ``before`` (views
+        earlier than all of these, not yet searched) put in front."""
+        m = len(before)
+        f = _Follower.__new__(_Follower)
+        f.__dict__.update(self.__dict__)
+        f.views = list(before) + self.views
+        f.t = np.concatenate([np.zeros(0) if before_t is None else before_t, self.t])
+        f.centres = np.vstack([np.full((m, 2), np.nan), self.centres])
+        f.angles = np.concatenate([np.full(m, np.nan), self.angles])
+        f.scores = np.concatenate([np.full(m, np.nan), self.scores])
+        f.start = self.start + m
+        return f
 
     # a candidate place that shows what the start view showed there is old content (another
     # card that looks alike, lying still), not the card being followed - unless it is where
@@ -425,50 +456,56 @@ class _Follower:
         self.scores[i] = sc
         return sc
 
+    def can_visit(self, run: _Run, i: int) -> bool:
+        """Whether ``run`` goes on to view ``i``: the card is not lost and the view has no match yet."""
+        return run.misses < self.st.max_misses and not np.isfinite(self.scores[i])
+
+    def visit(self, run: _Run, i: int) -> None:
+        """Look for the card in view ``i``, next in ``run``'s direction: round the position
+        predicted from the run's last two finds (constant velocity)."""
+        st, t, c, hist = self.st, self.t, self.centres, run.hist
+        last = hist[-1]
+        p_last = c[last]
+        v = (c[last] - c[hist[-2]]) / (t[last] - t[hist[-2]]) if len(hist) >= 2 else np.zeros(2)
+        move = v * (t[i] - t[last])
+        pred = p_last + move
+        recent = sorted(float(self.scores[j]) for j in hist[-3:])[len(hist[-3:]) // 2]
+        need = max(st.min_score, st.drop_ratio * recent, st.reacquire_score if run.misses else 0.0)
+        angle = float(self.angles[last])
+        if run.misses == 0 and float(np.hypot(*move)) < 1.0:
+            # a card at rest: one match where it lay; if it is still there, done
+            x, y, sc = _match(self.views[i], self.geo, self.fine, st.fine_px_per_mm,
+                              (float(p_last[0]), float(p_last[1])), angle, 1.5)
+            still = math.hypot(x - p_last[0], y - p_last[1]) < 0.5
+            if sc >= max(need, st.still_score * recent) and still:
+                c[i], self.angles[i], self.scores[i] = (x, y), angle, sc
+                hist.append(i)
+                return
+        radius = (st.search_mm if run.misses == 0 else st.lost_search_mm) + 0.3 * float(np.hypot(*move))
+        x, y, sc = self._coarse(i, (float(pred[0]), float(pred[1])), angle, radius,
+                                (float(move[0]), float(move[1])))
+        ok = sc >= need
+        if ok:
+            s_f = self._refine(i, (x, y), angle)
+            turned = abs(_wrap(self.angles[i] - self.a0))
+            ok = (s_f >= need or s_f >= 0.8 * sc) and turned <= st.max_turn_deg
+            if ok:
+                self.scores[i] = max(s_f, sc) if s_f < need else s_f
+        if not ok:
+            c[i] = np.nan
+            self.angles[i] = np.nan
+            run.misses += 1
+            return
+        hist.append(i)
+        run.misses = 0
+
     def follow(self, first: int, step: int) -> None:
         """From the found view ``first`` on, in direction ``step``, until the card is lost or
         a view already has it."""
-        st, t, c = self.st, self.t, self.centres
-        hist = [first]
-        misses = 0
+        run = _Run([first])
         i = first + step
-        while 0 <= i < len(self.views) and misses < st.max_misses and not np.isfinite(self.scores[i]):
-            last = hist[-1]
-            p_last = c[last]
-            v = (c[last] - c[hist[-2]]) / (t[last] - t[hist[-2]]) if len(hist) >= 2 else np.zeros(2)
-            move = v * (t[i] - t[last])
-            pred = p_last + move
-            recent = sorted(float(self.scores[j]) for j in hist[-3:])[len(hist[-3:]) // 2]
-            need = max(st.min_score, st.drop_ratio * recent, st.reacquire_score if misses else 0.0)
-            angle = float(self.angles[last])
-            if misses == 0 and float(np.hypot(*move)) < 1.0:
-                # a card at rest: one match where it lay; if it is still there, done
-                x, y, sc = _match(self.views[i], self.geo, self.fine, st.fine_px_per_mm,
-                                  (float(p_last[0]), float(p_last[1])), angle, 1.5)
-                still = math.hypot(x - p_last[0], y - p_last[1]) < 0.5
-                if sc >= max(need, st.still_score * recent) and still:
-                    c[i], self.angles[i], self.scores[i] = (x, y), angle, sc
-                    hist.append(i)
-                    i += step
-                    continue
-            radius = (st.search_mm if misses == 0 else st.lost_search_mm) + 0.3 * float(np.hypot(*move))
-            x, y, sc = self._coarse(i, (float(pred[0]), float(pred[1])), angle, radius,
-                                    (float(move[0]), float(move[1])))
-            ok = sc >= need
-            if ok:
-                s_f = self._refine(i, (x, y), angle)
-                turned = abs(_wrap(self.angles[i] - self.a0))
-                ok = (s_f >= need or s_f >= 0.8 * sc) and turned <= st.max_turn_deg
-                if ok:
-                    self.scores[i] = max(s_f, sc) if s_f < need else s_f
-            if not ok:
-                c[i] = np.nan
-                self.angles[i] = np.nan
-                misses += 1
-                i += step
-                continue
-            hist.append(i)
-            misses = 0
+        while 0 <= i < len(self.views) and self.can_visit(run, i):
+            self.visit(run, i)
             i += step
 
     def find(self, i: int, around: tuple[float, float], radius: float) -> bool:
@@ -484,6 +521,75 @@ class _Follower:
             return False
         return self.seed(i, (x, y), angle) >= self.st.reacquire_score
 
+    def finish(self, toward: tuple[float, float] | None) -> CardTrack:
+        """After following forward from the start view: backward from it, and (``toward``) the
+        card looked for there in the last view when it was lost before, then followed back."""
+        self.follow(self.start, -1)
+        last = len(self.views) - 1
+        if toward is not None and not np.isfinite(self.scores[last]):
+            if self.find(last, (float(toward[0]), float(toward[1])), self.st.target_search_mm):
+                self.follow(last, -1)
+            else:
+                self.centres[last] = np.nan
+                self.angles[last] = np.nan
+        return CardTrack(self.t, self.centres, self.angles, self.scores, self.template.player,
+                         self.template.label)
+
+
+class CardFollow:
+    """A card followed view by view as the views arrive (the referee follows each card a hand
+    takes while it is carried, so that the work is spread over the frames instead of falling
+    on the frame whose verdict needs the track). After :meth:`add` the card has been looked
+    for in every view so far, forward from the first, exactly as :func:`track_card` does;
+    :meth:`track` finishes a copy the way :func:`track_card` finishes (backward, and the last
+    view searched round ``toward``), so that the track is :func:`track_card`'s on the same
+    views (``before``: views earlier than the first, as :func:`track_card`'s ``start``)."""
+
+    def __init__(self, view: np.ndarray, t: float, template: CardTemplate,
+                 geometry: ViewGeometry | None = None, settings: TrackSettings | None = None) -> None:
+        times = _check_views([view], [t])
+        st = settings or TrackSettings()
+        self._f = _Follower([view], times, template, geometry or ViewGeometry(), st, 0)
+        self._f.seed(0, (template.pose.x, template.pose.y), template.pose.angle_deg)
+        self._run = _Run([0])
+
+    def __len__(self) -> int:
+        return len(self._f.views)
+
+    @property
+    def last_time(self) -> float:
+        return float(self._f.t[-1])
+
+    @property
+    def following(self) -> bool:
+        """False once the card is lost (a new view is then kept but not searched, as
+        :func:`track_card` stops after ``max_misses``)."""
+        return self._run.misses < self._f.st.max_misses
+
+    def add(self, view: np.ndarray, t: float) -> None:
+        """The next view (time ``t``, after the last): the card is looked for in it."""
+        first = self._f.views[0]
+        if not isinstance(view, np.ndarray) or view.shape != first.shape:
+            got = getattr(view, "shape", type(view).__name__)
+            raise ValueError(f"view {len(self)}: expected an array shaped like view 0 {first.shape}, "
+                             f"got {got}")
+        if not (math.isfinite(t) and t > self.last_time):
+            raise ValueError(f"view {len(self)}: time {t} does not follow the last view's {self.last_time}")
+        self._f.grow(view, float(t))
+        i = len(self._f.views) - 1
+        if self._f.can_visit(self._run, i):
+            self._f.visit(self._run, i)
+
+    def track(self, toward: tuple[float, float] | None = None, before: Sequence[np.ndarray] = (),
+              before_times: Sequence[float] | np.ndarray = ()) -> CardTrack:
+        """The track over ``before`` and the views added (this follow is left as it was)."""
+        bt = np.asarray(before_times, np.float64).reshape(-1)
+        if len(bt) != len(before):
+            raise ValueError(f"{len(before)} views before but {len(bt)} times")
+        if len(bt) and not (np.isfinite(bt).all() and (np.diff(np.append(bt, self._f.t[0])) > 0).all()):
+            raise ValueError("the times before must be finite and increase up to the first view's")
+        return self._f.copy(before, bt).finish(toward)
+
 
 def track_card(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray, template: CardTemplate,
                geometry: ViewGeometry | None = None, *, start: int = 0,
@@ -497,7 +603,8 @@ def track_card(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray,
     skipped (a look-alike card lying still). A view where the best match scores under the
     settings' bars is a miss (NaN); after ``max_misses`` in a row the card is no longer
     followed in that direction. ``toward`` (mat mm, e.g. the pile's centre): if the card was
-    lost before the last view, it is looked for there in the last view and followed backwards."""
+    lost before the last view, it is looked for there in the last view and followed backwards.
+    (:class:`CardFollow` does the same as the views arrive.)"""
     t = _check_views(views, times)
     geo = geometry or ViewGeometry()
     st = settings or TrackSettings()
@@ -506,15 +613,7 @@ def track_card(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray,
     f = _Follower(views, t, template, geo, st, start)
     f.seed(start, (template.pose.x, template.pose.y), template.pose.angle_deg)
     f.follow(start, 1)
-    f.follow(start, -1)
-    last = len(views) - 1
-    if toward is not None and not np.isfinite(f.scores[last]):
-        if f.find(last, (float(toward[0]), float(toward[1])), st.target_search_mm):
-            f.follow(last, -1)
-        else:
-            f.centres[last] = np.nan
-            f.angles[last] = np.nan
-    return CardTrack(t, f.centres, f.angles, f.scores, template.player, template.label)
+    return f.finish(toward)
 
 
 def _wrap(a: float) -> float:

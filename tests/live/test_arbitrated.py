@@ -148,11 +148,42 @@ def test_a_failing_arbitration_leaves_the_observer_s_events(monkeypatch: pytest.
         raise RuntimeError("made up for the test")
 
     monkeypatch.setattr(ar, "track_card", broken)
+    monkeypatch.setattr(ar.CardFollow, "track", broken)
     referee = referee_fixture("illegal-rank")
     plays = [e for e in found(referee, Play) if isinstance(e, Play)]
     assert [str(p.card) for p in plays] == ["KD", "8H"]
     assert all("RuntimeError" in (p.evidence or {})["arbitration_error"] for p in plays)
     assert verdict_of(referee, plays[0]).code == "F_ILLEGAL_RANK"
+
+
+def test_cards_are_followed_while_carried_not_on_the_verdict_s_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each card a hand takes is followed frame by frame (CardFollow), so that the frame whose
+    pile settles only finishes the track: track_card, which follows all the views at once, is
+    not called."""
+    def not_here(*args: object, **kwargs: object) -> ar.CardTrack:
+        raise RuntimeError("track_card called on the verdict's frame")
+
+    monkeypatch.setattr(ar, "track_card", not_here)
+    referee = referee_fixture("illegal-rank")
+    plays = [e for e in found(referee, Play) if isinstance(e, Play)]
+    assert [str(p.card) for p in plays] == ["KD", "8H"]
+    for p in plays:
+        assert "arbitration_error" not in (p.evidence or {})
+        assert (p.evidence or {})["touch_from"] == "trajectory"
+    assert verdict_of(referee, plays[0]).code == "F_ILLEGAL_RANK"
+
+
+def test_a_follow_that_fails_is_dropped_and_the_card_followed_when_needed(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("made up for the test")
+
+    monkeypatch.setattr(ar.CardFollow, "add", broken)
+    referee = referee_fixture("illegal-rank")
+    plays = [e for e in found(referee, Play) if isinstance(e, Play)]
+    assert [str(p.card) for p in plays] == ["KD", "8H"]
+    assert all((p.evidence or {})["touch_from"] == "trajectory" for p in plays)
+    assert "stopped following" in caplog.text
 
 
 def test_two_slaps_on_one_pile_are_ordered_by_the_hands() -> None:

@@ -118,6 +118,58 @@ def test_tracks_follow_the_card_to_its_rest() -> None:
     assert 200 < moved < 320  # from A's slot 1 (121, 359) to pile 2 (365, 210)
 
 
+def test_a_card_followed_view_by_view_gets_track_card_s_track() -> None:
+    """The referee follows each card as its views arrive (CardFollow); the track it finishes
+    must be track_card's over the same views: from the first view, and with earlier views
+    before it (a race's later card); a card lost under the other (race-4f's B) and one found
+    again round the pile in the last view and followed back (two-hands' first)."""
+    found_round_pile = lost = 0
+    for name in ("race-4f", "two-hands"):
+        found_round_pile, lost = _follow_as_track_card(name, found_round_pile, lost)
+    assert found_round_pile >= 1 and lost >= 1
+
+
+def _follow_as_track_card(name: str, found_round_pile: int, lost: int) -> tuple[int, int]:
+    c = clip(name)
+    plays = c.plays[:2]
+    k0 = min(p.frame or 0 for p in plays) - 20
+    k1 = max(p.frame or 0 for p in plays) + 9
+    times = np.arange(k0, k1) / 30.0
+    pile = c.layout.zone(f"pile{plays[0].pile}").center
+    toward = (float(pile[0]), float(pile[1]))
+    for play, start in zip(plays, (0, 3), strict=True):
+        face = ar.slot_template(c.views[k0 + start], c.layout.zone(f"{play.player}.stock{play.slot}"), c.geo,
+                                label=str(play.card))
+        batch = ar.track_card(c.views[k0:k1], times, face, c.geo, start=start, toward=toward)
+        follow = ar.CardFollow(c.views[k0 + start], times[start], face, c.geo)
+        for k in range(k0 + start + 1, k1):
+            follow.add(c.views[k], times[k - k0])
+        live = follow.track(toward, before=c.views[k0:k0 + start], before_times=times[:start])
+        for field in ("times", "centres_mm", "angles_deg", "scores"):
+            np.testing.assert_array_equal(getattr(live, field), getattr(batch, field), err_msg=field)
+        assert live.found.sum() >= 15 and live.player == batch.player and live.label == str(play.card)
+        assert follow.track(toward).times[0] == times[start]  # finishing a copy left the follow as it was
+        # never looked for round the pile
+        alone = ar.track_card(c.views[k0:k1], times, face, c.geo, start=start)
+        found_round_pile += int(live.found.sum() > alone.found.sum())
+        lost += int(not live.found[-1])
+    return found_round_pile, lost
+
+
+def test_a_card_follow_refuses_views_out_of_step() -> None:
+    c = clip("race-4f")
+    face = ar.slot_template(c.views[0], c.layout.zone("A.stock1"), c.geo)
+    follow = ar.CardFollow(c.views[0], 0.0, face, c.geo)
+    with pytest.raises(ValueError, match="view 1: expected an array shaped like view 0"):
+        follow.add(c.views[1][:10], 0.1)
+    with pytest.raises(ValueError, match="view 1: time 0.0 does not follow"):
+        follow.add(c.views[1], 0.0)
+    with pytest.raises(ValueError, match="increase up to the first view"):
+        follow.track(before=[c.views[0]], before_times=[0.5])
+    follow.add(c.views[1], 0.1)
+    assert len(follow) == 2 and follow.following
+
+
 def test_slap_same_first_hand() -> None:
     c = clip("slap-same")
     k0 = min(s.frame or 0 for s in c.slaps) - 12
