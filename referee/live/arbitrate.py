@@ -48,6 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import cv2
 import numpy as np
 
 from referee.events import Move, Play, Slap, TableEvent
@@ -73,6 +74,14 @@ class ArbiterSettings:
     slap_after_frames: int = 7  # ... to this long after the last (both hands lie still)
     slap_background_frames: int = 5  # the background: this many frames before the first view
     slap_wait_s: float = 1.0  # a lone slap waits this long for the other player's before it is given
+    #: a followed card lies still on a busy spit pile (a carried landing) when found in this
+    #: many views in a row, each within ``landing_still_mm`` of the last, ...
+    landing_views: int = 3
+    landing_still_mm: float = 0.7
+    #: ... matching its face at least this well (median of those views), at least
+    #: ``landing_from_mm`` from where it lay in its slot
+    landing_score: float = 0.5
+    landing_from_mm: float = 40.0
     min_gap_s: float = 0.001  # ordered events at least this far apart (a refined time: after the last judged)
 
 
@@ -97,6 +106,27 @@ class _Face:
     #: the card followed from this face's view on, one view per frame (None once its first
     #: view is no longer kept)
     follow: ar.CardFollow | None = None
+    landed: bool = False  # given as a carried landing (once)
+
+
+@dataclass(frozen=True)
+class Landing:
+    """A card followed from a stock slot that lies still on a busy spit pile: it has landed
+    there, while the hand that put it down still moves over the pile (``frame``/``time``: the
+    first view where it lay still; ``score``: how well it matched its face there)."""
+
+    zone: str
+    label: str
+    slot: str  # the stock slot it was followed from
+    frame: int
+    time: float
+    score: float
+    #: the other cards followed from their slots that were found outside this pile in the last
+    #: view, or last found on the other pile
+    elsewhere: frozenset[str] = frozenset()
+    #: the other cards followed from their slots that were last found on this pile (one that
+    #: touched it first, now under this one)
+    here: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -257,6 +287,67 @@ class Arbiter:
     def memory_bytes(self) -> int:
         """What the kept views take (the faces are a few kB each)."""
         return self._grey.nbytes + self._small.nbytes
+
+    def landings(self, tracked: TrackedFrame, tops: Mapping[str, str]) -> list[Landing]:
+        """Cards followed from their slots that now lie still on a spit pile that is still busy
+        (each face's card once; one per pile), which ``tops`` does not already show there."""
+        out: dict[str, Landing] = {}
+        s = self.s
+        for slot, faces in self._faces.items():
+            for face in faces:
+                f = face.follow
+                if f is None or face.landed:
+                    continue
+                rest = f.resting(s.landing_views, s.landing_still_mm)
+                if rest is None:
+                    continue
+                x, y, i = rest
+                x0, y0 = f.first_centre
+                if math.hypot(x - x0, y - y0) < s.landing_from_mm:
+                    continue
+                pile = self._pile_at(x, y)
+                obs = tracked.zones.get(pile) if pile is not None else None
+                if pile is None or obs is None or obs.settled or tops.get(pile) == face.label or pile in out:
+                    continue
+                score = float(np.median([f.score(j) for j in range(i, len(f))]))
+                if score < s.landing_score:
+                    continue
+                face.landed = True
+                out[pile] = Landing(pile, face.label, slot, face.frame + i, f.time(i), score)
+        return [replace(landing, elsewhere=self._seen_outside(landing.zone), here=self._last_seen_on(landing))
+                for landing in out.values()]
+
+    def _seen_outside(self, pile: str) -> frozenset[str]:
+        """The cards followed from their slots that were found, in the last view, outside
+        ``pile``, or last found on the other pile."""
+        seen = set()
+        for faces in self._faces.values():
+            for face in faces:
+                if face.follow is None:
+                    continue
+                where, last = face.follow.last_centre, face.follow.last_found_centre
+                if (where is not None and self._pile_at(*where) != pile) or (
+                        last is not None and self._pile_at(*last) not in (None, pile)):
+                    seen.add(face.label)
+        return frozenset(seen)
+
+    def _last_seen_on(self, landing: Landing) -> frozenset[str]:
+        """The other cards followed from their slots whose last find lies on ``landing``'s pile."""
+        seen = set()
+        for faces in self._faces.values():
+            for face in faces:
+                where = face.follow.last_found_centre if face.follow is not None else None
+                if (face.label != landing.label and where is not None
+                        and self._pile_at(*where) == landing.zone):
+                    seen.add(face.label)
+        return frozenset(seen)
+
+    def _pile_at(self, x: float, y: float) -> str | None:
+        for zone in self.layout.zones:
+            if zone.kind is ZoneKind.PILE and cv2.pointPolygonTest(
+                    zone.polygon().astype(np.float32), (x, y), False) >= 0:
+                return zone.id
+        return None
 
     # ------------------------------------------------------------------ the observer's events
     def refine(self, events: Sequence[TableEvent], tracked: TrackedFrame, not_before: float = -math.inf
@@ -695,4 +786,4 @@ def _headline(reason: str) -> str:
     return head.removeprefix("no call: ")
 
 
-__all__ = ["Arbiter", "ArbiterCosts", "ArbiterSettings", "Arbitrated"]
+__all__ = ["Arbiter", "ArbiterCosts", "ArbiterSettings", "Arbitrated", "Landing"]

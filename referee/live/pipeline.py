@@ -42,7 +42,7 @@ from referee.events import (
     Turn,
     Verdict,
 )
-from referee.live.arbitrate import Arbiter, ArbiterSettings, Arbitrated
+from referee.live.arbitrate import Arbiter, ArbiterSettings, Arbitrated, Landing
 from referee.live.source import Frame
 from referee.players import Player
 from referee.rules import Game, InconsistentEvent, RuleSet
@@ -72,6 +72,15 @@ class ZoneReader(Protocol):
 MIN_IDENTITY_CONFIDENCE = 0.5
 #: labels that are not a card's identity
 NOT_IDENTITIES = frozenset({"back", "empty", "card", "hand"})
+
+
+def _carried_reading(reading: ZoneReading, landing: Landing) -> ZoneReading:
+    """A pile that settled by a carried landing, under the hand: what recognition read there
+    when it read a card surely, else the carried card (its face read in its slot, matched on
+    the pile with ``landing.score``, which becomes the reading's confidence)."""
+    if reading.label not in NOT_IDENTITIES:
+        return reading
+    return replace(reading, label=landing.label, confidence=landing.score, guess=None)
 
 
 class ModelReader:
@@ -149,15 +158,19 @@ class Referee:
     log); without it the first frame is read as the layout of a new round.
     ``on_record``: called with every record as it is made (the event log writer).
     ``arbitration``: refine touch times and order races and slaps from the recent views
-    (True: default settings; False: the observer's times and layering order only)."""
+    (True: default settings; False: the observer's times and layering order only).
+    ``carried_landings`` (with arbitration): a spit pile settles as soon as a card followed
+    from its slot lies still on it, while the hand still moves over it (docs/observation.md)."""
 
     def __init__(self, calibration: Calibration, reader: ZoneReader, rules: RuleSet | None = None,
                  board: Board | None = None, prelude: Sequence[TableEvent] = (),
                  on_record: Callable[[Record], None] | None = None, drift_every: int = DRIFT_EVERY,
                  game: int = 0, seed: int | None = None,
                  arbitration: bool | ArbiterSettings = True,
-                 min_confidence: float = MIN_IDENTITY_CONFIDENCE) -> None:
+                 min_confidence: float = MIN_IDENTITY_CONFIDENCE, carried_landings: bool = True) -> None:
         self.calibration = calibration
+        self.carried_landings = carried_landings
+        self._carried_piles: set[str] = set()  # settled by a carry, not yet settled as usual
         self.min_confidence = min_confidence
         self.reader = reader
         self.rules = rules or RuleSet()
@@ -198,8 +211,14 @@ class Referee:
             readings = self._read(frame, zones)
             events = self.observer.start(readings, frame.index, frame.t, deal=not self._prelude)
         else:
+            landings = self._carried_landings(tracked)
+            if landings:
+                tracked = result.tracked = self._settled_by_carry(tracked, landings)
             zones = list(dict.fromkeys([c.zone for c in tracked.changes] + self.observer.rereads(tracked)))
             readings = self._read(frame, zones) if zones else {}
+            for landing in landings:
+                if landing.zone in readings:
+                    readings[landing.zone] = _carried_reading(readings[landing.zone], landing)
             events = self.observer.update(tracked, readings)
         if self.arbiter is not None:
             items = self.arbiter.refine(events, tracked, not_before=self._last_t)
@@ -212,6 +231,34 @@ class Referee:
             result.drift = self._check_drift(frame.image)
         result.seconds = time.perf_counter() - t0
         return result
+
+    def _carried_landings(self, tracked: TrackedFrame) -> list[Landing]:
+        """Piles where a card followed from its slot now lies still; one each time a pile is
+        busy (a pile settled by a carry waits to settle as usual before it takes another)."""
+        if self.arbiter is None or not self.carried_landings:
+            return []
+        self._carried_piles = {z for z in self._carried_piles
+                               if (obs := tracked.zones.get(z)) is not None and not obs.settled}
+        return [landing for landing in self.arbiter.landings(tracked, self.observer.state.tops)
+                if self.observer.may_settle_by_carry(landing.slot, landing.label, tracked,
+                                                     landing.here | landing.elsewhere)]
+
+    def _settled_by_carry(self, tracked: TrackedFrame, landings: Sequence[Landing]) -> TrackedFrame:
+        """``tracked`` with each landing's pile settled now (:meth:`ZoneTracker.settle_now`):
+        the card lies still there, its identity known from its slot, so the play is judged
+        without waiting for the hand to leave the pile."""
+        zones, changes = dict(tracked.zones), list(tracked.changes)
+        for landing in landings:
+            if landing.zone in self._carried_piles:
+                continue
+            change = self.tracker.settle_now(landing.zone, landing.frame, landing.time, landing.elsewhere,
+                                             landing.here)
+            if change is None:
+                continue
+            self._carried_piles.add(landing.zone)
+            changes.append(change)
+            zones[landing.zone] = replace(zones[landing.zone], settled=True, busy_since=None)
+        return replace(tracked, zones=zones, changes=tuple(changes))
 
     def _tell_observer(self) -> None:
         """What the observer should look for next, from the state of the game."""

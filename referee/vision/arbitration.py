@@ -566,6 +566,49 @@ class CardFollow:
         :func:`track_card` stops after ``max_misses``)."""
         return self._run.misses < self._f.st.max_misses
 
+    def resting(self, views: int, still_mm: float) -> tuple[float, float, int] | None:
+        """Where the card lies still: found in each of the last ``views`` views, each within
+        ``still_mm`` of the last one's place; (x, y, the first of those views). None otherwise."""
+        f = self._f
+        n = len(f.views)
+        if n < views:
+            return None
+        c, sc = f.centres[n - views:], f.scores[n - views:]
+        if not (np.isfinite(sc).all() and np.isfinite(c).all()):
+            return None
+        if float(np.max(np.hypot(*(c - c[-1]).T))) > still_mm:
+            return None
+        return float(c[-1, 0]), float(c[-1, 1]), n - views
+
+    @property
+    def last_centre(self) -> tuple[float, float] | None:
+        """Where the card was found in the last view (None: not found there)."""
+        c = self._f.centres[-1]
+        if not (np.isfinite(c).all() and np.isfinite(self._f.scores[-1])):
+            return None
+        return float(c[0]), float(c[1])
+
+    @property
+    def last_found_centre(self) -> tuple[float, float] | None:
+        """Where the card was last found (in the last view or before it was lost)."""
+        ok = np.flatnonzero(np.isfinite(self._f.scores) & np.isfinite(self._f.centres).all(axis=1))
+        if not len(ok):
+            return None
+        c = self._f.centres[ok[-1]]
+        return float(c[0]), float(c[1])
+
+    @property
+    def first_centre(self) -> tuple[float, float]:
+        """Where the card lay in the first view."""
+        return float(self._f.centres[0, 0]), float(self._f.centres[0, 1])
+
+    def score(self, i: int) -> float:
+        """The match score in view ``i`` (NaN where the card was not found)."""
+        return float(self._f.scores[i])
+
+    def time(self, i: int) -> float:
+        return float(self._f.t[i])
+
     def add(self, view: np.ndarray, t: float) -> None:
         """The next view (time ``t``, after the last): the card is looked for in it."""
         first = self._f.views[0]

@@ -255,6 +255,9 @@ class Observer:
         self._under_hand: dict[str, tuple[ZoneChange, tuple[float, int], ZoneReading]] = {}
         #: pile changes waiting for a slot to settle (``UNDER_WAIT_S``), oldest first
         self._waiting: list[tuple[ZoneChange, ZoneReading, tuple[float, int]]] = []
+        #: a waiting pile change that settled again with the same top (settled by its carry,
+        #: then as usual once the hand had gone): when it settled again
+        self._settled_again: dict[str, float] = {}
         #: zone -> player -> the last time a hand touched it (HandBlob.touches: a fifth of it)
         self._hands_over: dict[str, dict[Player, float]] = {}
         #: (time, player, their hands) while a player had two or more hands out, each hand as
@@ -357,6 +360,13 @@ class Observer:
             # a waiting pile change goes first when this change may depend on it: another pile's,
             # or another slot of a player it waits for (before this zone stops counting as unsettled)
             reading = readings.get(change.zone)
+            if reading is not None and any(w.zone == change.zone and r.label == reading.label
+                                           for w, r, _ in self._waiting):
+                # the same top as the change that waits there (a pile settled by its carry,
+                # now settled again clear of the hand): nothing new, and nothing to release
+                self._unsettled_since.pop(change.zone, None)
+                self._settled_again[change.zone] = change.time
+                continue
             if self._waiting and self._depends_on_waiting(change, reading, tracked, settling):
                 events += self._release_waiting(tracked, force=True)
             since = self._unsettled_since.pop(change.zone, (change.time, change.frame))
@@ -610,6 +620,40 @@ class Observer:
             return busy | together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
         return together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
 
+    def may_settle_by_carry(self, slot_zone: str, card: str, tracked: TrackedFrame,
+                            located: Collection[str] = ()) -> bool:
+        """Whether a spit pile may settle now by the carried landing of ``card`` from
+        ``slot_zone`` (docs/observation.md): only while no other card is unaccounted for: none
+        that left a slot (either player's) and that no arrival has explained yet, unless the
+        arbiter's follows place it (``located``: last seen on that pile, where it touched first
+        and lies underneath, or seen elsewhere now, or last seen on the other pile), none of that
+        player's in a slot that went busy with the card's own (``GRAB_TOGETHER_FRAMES``) or
+        settled "empty" under the hand. One hand holding two cards may put the second on top a
+        frame later (game 5009: the second was taken for one underneath, then for a take-back);
+        a card of the other hand on its way to the other pile was taken for one underneath
+        (game 5016)."""
+        zone = self._zone.get(slot_zone)
+        player = zone.owner if zone is not None else None
+        if player is None:
+            return False
+        open_ = [d for d in self._departures if not d.used and tracked.time - d.time <= PAIR_WINDOW_S]
+        if any(d.card != card and d.card not in located for d in open_):
+            return False
+        own = next((d for d in open_ if d.card == card), None)
+        obs = tracked.zones.get(slot_zone)
+        grabbed = own.since_frame if own is not None else (obs.busy_since if obs is not None else None)
+        for (owner, _), other in self._slot_zone.items():
+            if owner is not player or other == slot_zone:
+                continue
+            if other in self._under_hand and self._under_hand[other][2].label == "empty":
+                return False
+            busy = tracked.zones.get(other)
+            if busy is not None and not busy.settled and (
+                    grabbed is None or (busy.busy_since is not None
+                                        and abs(busy.busy_since - grabbed) <= GRAB_TOGETHER_FRAMES)):
+                return False
+        return True
+
     def _is_take_back(self, zone: str, new: str) -> bool:
         """A pile's new top lay beneath its top (one or two cards taken back): nothing can have
         gone under it in the same busy spell, so there is nothing to wait for (fixture take-back
@@ -746,7 +790,9 @@ class Observer:
 
     def _evidence(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                   **extra: object) -> dict[str, object]:
-        under = {"under_hand": True} if change.hand_over else {}
+        under: dict[str, object] = {"under_hand": True} if change.hand_over else {}
+        if change.carried:
+            under["settled_by"] = "carry"
         return {"zone": change.zone, "since_frame": since[1], "since_t": round(since[0], 4),
                 "settled_frame": change.frame, **under,
                 "read": reading.label, "read_confidence": round(reading.confidence, 3),
@@ -908,12 +954,13 @@ class Observer:
         events: list[TableEvent] = []
         # hidden arrivals: cards that left a slot, unexplained, while this pile changed (a slot
         # that settled after the pile, while the pile's change waited for it: its card had left
-        # before the pile settled)
+        # before the pile settled; a pile settled by its carry: before it settled as usual)
+        settled = max(change.time, self._settled_again.pop(change.zone, change.time))
         hidden = [d for d in self._departures
                   if not d.used and since[0] - PAIR_WINDOW_S <= d.time
-                  and (d.time <= change.time + 1e-9 or d.start <= change.time) and d.card != new
+                  and (d.time <= settled + 1e-9 or d.start <= settled) and d.card != new
                   and self._hand_was_over(change.zone, d.player, since[0])
-                  and not self._maybe_elsewhere(d, change.zone)
+                  and not self._maybe_elsewhere(d, change.zone) and d.card not in change.elsewhere
                   and d.card not in {waiting.label for _, waiting, _ in self._waiting}]  # on top there
         top_source = self._source_of(new, change)
         under_t = t - 1.0 / 30
@@ -1041,7 +1088,10 @@ class Observer:
         """The departed card may be on its way to the other spit pile: that pile is unsettled (or
         settled showing a card not read surely yet) and a hand of the same player has touched it
         since the card left (two hands at once; a hand putting a card down rarely covers the
-        pile's centre, least of all from the far side)."""
+        pile's centre, least of all from the far side); or the other pile's change waits, settled
+        by a carry, and the card was last seen on it (game 5016: two hands at once)."""
+        if any(w.zone != zone and dep.card in w.beneath for w, _, _ in self._waiting):
+            return True
         for other in self._pile_zone.values():
             if other != zone and (other in self._unsettled_since or other in self._unread) \
                     and self._hands_over.get(other, {}).get(dep.player, -1.0) >= dep.start:

@@ -78,6 +78,14 @@ class ZoneChange:
     hand_over: bool = False  # settled with a (still) hand over it: only part of the zone may show
     quiet_frame: int = -1  # the frame from which the zone's picture stopped moving (hands or not)
     quiet_time: float = -1.0
+    #: settled early, by :meth:`ZoneTracker.settle_now`: a card followed from its slot lies
+    #: still on the zone while a hand still moves over it (``quiet_*``: from when it lay still)
+    carried: bool = False
+    #: with ``carried``: cards followed from their slots that were seen elsewhere then (so not
+    #: hidden under this zone's top)
+    elsewhere: frozenset[str] = frozenset()
+    #: with ``carried``: cards followed from their slots last seen on this zone (beneath its top)
+    beneath: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -147,6 +155,7 @@ class _ZoneState:
     quiet_since: tuple[int, float] = (0, 0.0)  # (frame, time) the picture last stopped moving
     reference: np.ndarray | None = None  # the last settled view (grey cells)
     occupied: bool = False
+    seen_occupied: bool = False  # this frame's occupancy (``occupied`` is the settled one)
     since_frame: int = 0
     history: list[bool] = field(default_factory=list)
     clear_view: np.ndarray | None = None  # the view when last settled with nothing over it
@@ -343,6 +352,7 @@ class ZoneTracker:
             motion = 0.0 if prev is None else float(np.mean(np.abs(small - prev[sl])))
             score = self._occupancy(zid, vgrey)
             occupied = score >= self._level[zid]
+            st.seen_occupied = occupied
             cx, cy = self._centre_px[zid]
             cell = (min(cy, hand_mask.shape[0] - 1), min(cx, hand_mask.shape[1] - 1))
             any_hand = bool(hand_mask[cell])
@@ -390,6 +400,27 @@ class ZoneTracker:
         self._last_time = float(time)
         strays = self._follow_strays(idx, float(time)) if idx % self.s.stray_every == 0 else ()
         return TrackedFrame(idx, float(time), obs, tuple(changes), tuple(hands), strays)
+
+    def settle_now(self, zone: str, quiet_frame: int, quiet_time: float,
+                   elsewhere: frozenset[str] = frozenset(), beneath: frozenset[str] = frozenset()
+                   ) -> ZoneChange | None:
+        """Settle busy ``zone`` at the last frame although its picture still moves: a card
+        followed from its slot has lain still on it since ``quiet_frame`` while the hand that
+        put it there moves on over it (the pipeline's carried landings). The change has
+        ``hand_over`` and ``carried`` set; the zone unsettles again at once if the hand is still
+        moving over it, and settles as usual when it has gone. None when the zone is settled."""
+        st = self._zones.get(zone)
+        if st is None:
+            raise KeyError(f"no zone {zone!r} in the layout")
+        if st.settled or self._prev_grey is None or st.reference is None:
+            return None
+        small = self._prev_grey[self._slices[zone]]
+        diff_ref = float(np.mean(np.abs(small - st.reference)))
+        change = ZoneChange(zone, self._frame_index, float(self._last_time or 0.0), st.seen_occupied,
+                            st.occupied, st.since_frame, diff_ref, True, quiet_frame, quiet_time,
+                            carried=True, elsewhere=elsewhere, beneath=beneath)
+        st.settled, st.still, st.reference, st.occupied = True, 0, small, st.seen_occupied
+        return change
 
     def _visible_change(self, zid: str, small: np.ndarray, reference: np.ndarray,
                         hand_mask: np.ndarray) -> float | None:

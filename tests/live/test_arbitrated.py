@@ -186,6 +186,39 @@ def test_a_follow_that_fails_is_dropped_and_the_card_followed_when_needed(
     assert "stopped following" in caplog.text
 
 
+def _fault_frames(name: str, carried_landings: bool) -> tuple[Referee, dict[str, int]]:
+    """Referee a fixture; the frame whose step gave each fault's verdict, by code."""
+    fixture = FIXTURES / name
+    referee = Referee(load_calibration(fixture / "calibration.yaml"), TruthZoneReader(fixture),
+                      prelude=game_so_far(read_events(fixture / "events.jsonl")),
+                      carried_landings=carried_landings)
+    out: dict[str, int] = {}
+    with open_video(fixture / "video.mp4") as source:
+        for frame in source:
+            for verdict in referee.step(frame).verdicts:
+                if verdict.code:
+                    out.setdefault(verdict.code, frame.index)
+    referee.finish()
+    return referee, out
+
+
+def test_a_play_is_judged_once_its_card_lies_still_under_the_moving_hand() -> None:
+    """Fixture illegal-rank: A's KD lies still on pile 1 from about 1.1 s while the hand moves
+    on over the pile until 1.33 s. Settled by its carry, the pile gives the play and its fault
+    frames sooner, with the same touch time and the same events."""
+    early, at = _fault_frames("illegal-rank", carried_landings=True)
+    late, at_late = _fault_frames("illegal-rank", carried_landings=False)
+    assert set(at) == set(at_late) == {"F_ILLEGAL_RANK"}
+    assert at["F_ILLEGAL_RANK"] <= at_late["F_ILLEGAL_RANK"] - 3
+    plays, plays_late = ([e for e in found(r, Play) if isinstance(e, Play)] for r in (early, late))
+    seen = [(p.player, str(p.card), p.pile) for p in plays]
+    assert seen == [(p.player, str(p.card), p.pile) for p in plays_late]
+    assert (plays[0].evidence or {})["settled_by"] == "carry"
+    assert "settled_by" not in (plays_late[0].evidence or {})
+    assert plays[0].t == pytest.approx(plays_late[0].t, abs=0.005)  # the touch from the trajectory either way
+    assert (plays[0].evidence or {})["touch_from"] == "trajectory"
+
+
 def test_two_slaps_on_one_pile_are_ordered_by_the_hands() -> None:
     referee = refereed("slap-same")
     slaps = [e for e in found(referee, Slap) if isinstance(e, Slap)]
@@ -280,3 +313,17 @@ def test_a_slap_during_play_goes_to_the_engine_at_once() -> None:
     after_round = Slap(t=2.9, frame=100, player=Player.A, pile=1)
     assert arbiter.refine([after_round], now) == []  # held for the other player's slap
     assert [item.event for item in arbiter.flush(now)] == [after_round]
+
+
+def test_a_pile_settled_by_its_carry_reads_the_carried_card_where_recognition_is_unsure() -> None:
+    from referee.live.arbitrate import Landing
+    from referee.live.pipeline import _carried_reading
+    from referee.vision.observation import ZoneReading
+
+    landing = Landing("pile1", "KD", "A.stock2", 33, 1.1, 0.83)
+    unsure = ZoneReading("pile1", "card", 0.4, 36, 1.2, guess="KH")
+    read = _carried_reading(unsure, landing)
+    assert (read.label, read.confidence, read.guess) == ("KD", 0.83, None)
+    assert _carried_reading(replace(unsure, label="empty", guess=None), landing).label == "KD"  # the hand
+    sure = ZoneReading("pile1", "QS", 0.9, 36, 1.2)
+    assert _carried_reading(sure, landing) == sure  # recognition read a card surely: it stands

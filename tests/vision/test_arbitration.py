@@ -156,6 +156,29 @@ def _follow_as_track_card(name: str, found_round_pile: int, lost: int) -> tuple[
     return found_round_pile, lost
 
 
+def test_a_followed_card_rests_only_once_it_lies_still() -> None:
+    """race-4f: A's 10H, followed from its slot, is carried to pile 2 and lies there still
+    (on top): at rest in its slot, moving while carried, at rest on the pile."""
+    c = clip("race-4f")
+    play = next(p for p in c.plays if p.player == "A")
+    k0, k1 = (play.frame or 0) - 20, (play.frame or 0) + 9
+    face = ar.slot_template(c.views[k0], c.layout.zone(f"A.stock{play.slot}"), c.geo, label=str(play.card))
+    follow = ar.CardFollow(c.views[k0], k0 / 30.0, face, c.geo)
+    rests = []
+    for k in range(k0 + 1, k1):
+        follow.add(c.views[k], k / 30.0)
+        rests.append(follow.resting(3, 0.7))
+    assert rests[1] is not None and rests[1][2] == 0  # still in its slot at first
+    pile = c.layout.zone(f"pile{play.pile}").center
+    carried = [r for r, k in zip(rests, range(k0 + 1, k1), strict=True) if play.t - 0.3 < k / 30.0 < play.t]
+    assert carried and all(r is None for r in carried)  # moving
+    x, y, first = rests[-1] or (0.0, 0.0, 0)
+    assert math.hypot(x - pile[0], y - pile[1]) < 15  # at rest on the pile ...
+    assert play.t < follow.time(first) < play.t + 0.25  # ... from a little after the touch
+    assert follow.last_centre == pytest.approx((x, y))
+    assert follow.first_centre == pytest.approx((face.pose.x, face.pose.y), abs=2)
+
+
 def test_a_card_follow_refuses_views_out_of_step() -> None:
     c = clip("race-4f")
     face = ar.slot_template(c.views[0], c.layout.zone("A.stock1"), c.geo)

@@ -48,12 +48,15 @@ class Table:
     def frame_with(self, changes: dict[str, str] | None = None, hands: tuple[HandBlob, ...] = (),
                    unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0,
                    before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6,
-                   kept: tuple[str, ...] = ()) -> list:
+                   kept: tuple[str, ...] = (), carried: bool = False,
+                   beneath: frozenset[str] = frozenset()) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
         ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
         in ``self.busy_since``), with
         ``unsettled`` zones still busy (those in ``kept`` showing, where no hand covers them, the
-        card that lay there; each busy since the frame in ``self.busy_since``, if there)."""
+        card that lay there; each busy since the frame in ``self.busy_since``, if there);
+        ``carried``: the changes settled by a carried landing (ZoneChange.carried), with the
+        cards followed to the zone ``beneath``."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
@@ -71,7 +74,8 @@ class Table:
                                     busy_since=self.busy_since.get(z) if z in unsettled else None)
                  for z in self.zones}
         made = tuple(ZoneChange(z, self.frame, t, True, True, self.busy_since.get(z, self.frame - 5), 20.0,
-                                hand_over, self.frame - 3, t - 3 / FPS) for z in changes)
+                                hand_over or carried, self.frame - 3, t - 3 / FPS, carried,
+                                beneath=beneath) for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
         readings = {z: ZoneReading(z, lab, confidence, self.frame, t) for z, lab in changes.items()}
         return self.obs.update(tracked, readings)
@@ -688,6 +692,73 @@ def test_a_pile_waits_for_the_other_players_busy_slot_though_a_card_left_already
     events = table.frame_with({"B.stock2": "back"}, unsettled=("A.stock2",), busy_frames=1, before=both)
     assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC"), (Player.A, "KD")]
     assert [e.evidence["underneath"] is True for e in events] == [True, True, False]
+
+
+def test_a_pile_settled_by_its_carry_waits_on_when_it_settles_again_clear_of_the_hand(
+        layout: MatLayout) -> None:
+    """A pile settled early by a carried landing (KD lies still under the moving hand) waits
+    for B's busy slot as usual; its second settle, showing the same top once the hand has gone,
+    neither releases it nor gives anything, and B's QC, whose slot settles later still, lies
+    underneath: it left its slot before the pile settled the second time."""
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})  # A's 4D left: it may lie under whatever lands
+    both = (hand(Player.A, "pile1", "A.stock2"), hand(Player.B, "pile1", "B.stock2"))
+    busy = ("A.stock2", "B.stock2")
+    assert table.frame_with({"pile1": "KD"}, hands=both, unsettled=busy, carried=True) == []
+    carried_t = table.frame / FPS
+    assert table.frame_with({"pile1": "KD"}, hands=both, unsettled=busy) == []  # the same top again
+    events = table.frame_with({"B.stock2": "back"}, unsettled=("A.stock2",), busy_frames=1, before=both)
+    assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC"), (Player.A, "KD")]
+    assert [e.evidence["underneath"] is True for e in events] == [True, True, False]
+    assert events[1].start is not None and events[1].start > carried_t  # QC left after the first settle
+    assert events[2].evidence["settled_by"] == "carry"
+
+
+def test_a_card_seen_on_a_pile_settled_by_a_carry_is_not_taken_for_one_under_the_other(
+        layout: MatLayout) -> None:
+    """Game 5016: A's two hands put 4D on pile 1 and JS on pile 2 while B's 10C lands on 4D.
+    Pile 1, settled by 10C's carry with 4D followed onto it, waits for pile 2 (A's hand is
+    there too); pile 2's change, explained first, must not take 4D for a card under JS."""
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})  # 4D left
+    table.frame_with({"B.stock1": "back"})  # 10C left
+    hands = (hand(Player.A, "pile1"), hand(Player.A, "pile2"), hand(Player.B, "pile1"))
+    assert table.frame_with({"pile1": "10C"}, hands=hands, unsettled=("pile2", "A.stock4"), carried=True,
+                            beneath=frozenset({"4D"})) == []  # waits for pile 2
+    events = table.frame_with({"pile2": "JS"}, hands=hands, unsettled=("A.stock4",))
+    assert sorted((e.pile, str(e.card)) for e in events) == [(1, "10C"), (1, "4D"), (2, "JS")]
+
+
+def _busy_frame(table: Table, busy: dict[str, int]) -> TrackedFrame:
+    """The table's next frame with ``busy`` zones busy since the frames given."""
+    t = (table.frame + 1) / FPS
+    zones = {z: ZoneObservation(z, True, z in busy, z not in busy, 1.0, 0.0, busy_since=busy.get(z))
+             for z in table.zones}
+    return TrackedFrame(table.frame + 1, t, zones, (), ())
+
+
+def test_a_pile_settles_by_a_carry_only_when_no_other_card_is_unaccounted_for(layout: MatLayout) -> None:
+    table = Table(layout)
+    k = table.frame
+    # A took KD from slot 2 alone: nothing else in flight
+    alone = {"A.stock2": k, "pile1": k + 9}
+    assert table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, alone))
+    # ... while A's slot 1 went busy 2 frames after it (one hand took 4D too): it may land on top
+    both = {"A.stock2": k, "A.stock1": k + GRAB_TOGETHER_FRAMES - 1, "pile1": k + 9}
+    assert not table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, both))
+    # ... an arm lying over A's slot 1 from long after does not count
+    late = {**both, "A.stock1": k + GRAB_TOGETHER_FRAMES + 5}
+    assert table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, late))
+    # a card that left B's slot 1 and has landed nowhere yet: it may lie under, or go on top
+    table.frame_with({"B.stock1": "empty"})
+    assert not table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, {"A.stock2": table.frame}))
+    # ... unless the follows place it: last seen on the pile (it touched first, and lies
+    # underneath), or elsewhere
+    assert table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, {"A.stock2": table.frame}),
+                                         located={"10C"})
+    assert table.frame_with({"pile2": "10C"}, hands=(hand(Player.B, "pile2"),))  # 10C landed: accounted for
+    assert table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, {"A.stock2": table.frame}))
+    assert not table.obs.may_settle_by_carry("pile1", "KD", _busy_frame(table, {}))  # not a slot
 
 
 @pytest.mark.parametrize("apart", [1, 8])

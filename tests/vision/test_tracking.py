@@ -98,6 +98,40 @@ def test_a_busy_zone_says_when_its_spell_began() -> None:
     assert spells > 0
 
 
+def test_a_busy_pile_settled_now_by_a_carry_settles_again_as_usual() -> None:
+    """ZoneTracker.settle_now (a carried landing): fixture illegal-rank, A's KD lands on pile 1
+    at 1.0 s and lies still from about 1.1 s while the hand still moves over the pile."""
+    cal = load_calibration(FIXTURES / "illegal-rank" / "calibration.yaml")
+    tracker = ZoneTracker(cal)
+    carried = None
+    later = []
+    with open_video(FIXTURES / "illegal-rank" / "video.mp4") as frames:
+        for frame in frames:
+            tracked = tracker.update(frame.image, frame.t)
+            obs = tracked.zones["pile1"]
+            if frame.t < 0.5:
+                assert tracker.settle_now("pile1", tracked.frame, frame.t) is None  # settled: nothing to do
+            elif carried is None and frame.t >= 1.17:
+                assert not obs.settled and obs.busy_since is not None  # the hand still moves over it
+                carried = tracker.settle_now("pile1", tracked.frame - 2, frame.t - 2 / 30)
+                assert carried is not None and tracker.settle_now("pile1", tracked.frame, frame.t) is None
+                busy_since = obs.busy_since
+            elif carried is not None:
+                later += [c for c in tracked.changes if c.zone == "pile1"]
+            if frame.t > 2.0:
+                break
+    assert carried is not None
+    assert carried.carried and carried.hand_over and carried.occupied
+    assert carried.since_frame == busy_since and carried.quiet_frame == carried.frame - 2
+    assert carried.difference > 10  # KD on the five
+    # the hand went on moving over the pile: it settled again, as usual, once the hand had gone
+    # (at 1.33 s; the next change is the take-back of KD)
+    assert later and not later[0].carried and later[0].since_frame > carried.frame
+    assert later[0].time == pytest.approx(1.333, abs=0.05)
+    with pytest.raises(KeyError, match="pile9"):
+        tracker.settle_now("pile9", 0, 0.0)
+
+
 def test_frame_of_wrong_size_is_refused() -> None:
     cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
     tracker = ZoneTracker(cal)
