@@ -126,7 +126,7 @@ class Landing:
     elsewhere: frozenset[str] = frozenset()
     #: the other cards followed from their slots that were last found on this pile (one that
     #: touched it first, now under this one)
-    here: frozenset[str] = frozenset()
+    beneath: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -228,6 +228,8 @@ class Arbiter:
         self._prev: tuple[int, float, np.ndarray] | None = None  # the previous frame's colour view
         self._last_view: np.ndarray | None = None
         self._stock = [z.id for z in self.layout.zones if z.kind is ZoneKind.STOCK]
+        self._pile_outlines = [(z.id, z.polygon().astype(np.float32)) for z in self.layout.zones
+                               if z.kind is ZoneKind.PILE]
 
     # ------------------------------------------------------------------ per frame
     def observe(self, tracker: ZoneTracker, tracked: TrackedFrame, tops: Mapping[str, str]) -> None:
@@ -314,8 +316,8 @@ class Arbiter:
                     continue
                 face.landed = True
                 out[pile] = Landing(pile, face.label, slot, face.frame + i, f.time(i), score)
-        return [replace(landing, elsewhere=self._seen_outside(landing.zone), here=self._last_seen_on(landing))
-                for landing in out.values()]
+        return [replace(landing, elsewhere=self._seen_outside(landing.zone),
+                        beneath=self._last_seen_on(landing)) for landing in out.values()]
 
     def _seen_outside(self, pile: str) -> frozenset[str]:
         """The cards followed from their slots that were found, in the last view, outside
@@ -343,10 +345,10 @@ class Arbiter:
         return frozenset(seen)
 
     def _pile_at(self, x: float, y: float) -> str | None:
-        for zone in self.layout.zones:
-            if zone.kind is ZoneKind.PILE and cv2.pointPolygonTest(
-                    zone.polygon().astype(np.float32), (x, y), False) >= 0:
-                return zone.id
+        """The spit pile whose zone holds the mat point (x, y) mm, if any."""
+        for zone_id, outline in self._pile_outlines:
+            if cv2.pointPolygonTest(outline, (x, y), False) >= 0:
+                return zone_id
         return None
 
     # ------------------------------------------------------------------ the observer's events

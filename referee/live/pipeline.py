@@ -241,7 +241,7 @@ class Referee:
                                if (obs := tracked.zones.get(z)) is not None and not obs.settled}
         return [landing for landing in self.arbiter.landings(tracked, self.observer.state.tops)
                 if self.observer.may_settle_by_carry(landing.slot, landing.label, tracked,
-                                                     landing.here | landing.elsewhere)]
+                                                     landing.beneath | landing.elsewhere)]
 
     def _settled_by_carry(self, tracked: TrackedFrame, landings: Sequence[Landing]) -> TrackedFrame:
         """``tracked`` with each landing's pile settled now (:meth:`ZoneTracker.settle_now`):
@@ -252,7 +252,7 @@ class Referee:
             if landing.zone in self._carried_piles:
                 continue
             change = self.tracker.settle_now(landing.zone, landing.frame, landing.time, landing.elsewhere,
-                                             landing.here)
+                                             landing.beneath)
             if change is None:
                 continue
             self._carried_piles.add(landing.zone)
