@@ -316,33 +316,25 @@ class Arbiter:
                     continue
                 face.landed = True
                 out[pile] = Landing(pile, face.label, slot, face.frame + i, f.time(i), score)
-        return [replace(landing, elsewhere=self._seen_outside(landing.zone),
-                        beneath=self._last_seen_on(landing)) for landing in out.values()]
+        return [self._placed(landing) for landing in out.values()]
 
-    def _seen_outside(self, pile: str) -> frozenset[str]:
-        """The cards followed from their slots that were found, in the last view, outside
-        ``pile``, or last found on the other pile."""
-        seen = set()
+    def _placed(self, landing: Landing) -> Landing:
+        """``landing`` with where the follows place the other cards: ``beneath`` (the other
+        cards last found on its pile) and ``elsewhere`` (the cards found in the last view
+        outside it, or last found on the other pile)."""
+        beneath, elsewhere = set(), set()
         for faces in self._faces.values():
             for face in faces:
                 if face.follow is None:
                     continue
-                where, last = face.follow.last_centre, face.follow.last_found_centre
-                if (where is not None and self._pile_at(*where) != pile) or (
-                        last is not None and self._pile_at(*last) not in (None, pile)):
-                    seen.add(face.label)
-        return frozenset(seen)
-
-    def _last_seen_on(self, landing: Landing) -> frozenset[str]:
-        """The other cards followed from their slots whose last find lies on ``landing``'s pile."""
-        seen = set()
-        for faces in self._faces.values():
-            for face in faces:
-                where = face.follow.last_found_centre if face.follow is not None else None
-                if (face.label != landing.label and where is not None
-                        and self._pile_at(*where) == landing.zone):
-                    seen.add(face.label)
-        return frozenset(seen)
+                now, last = face.follow.last_centre, face.follow.last_found_centre
+                last_pile = self._pile_at(*last) if last is not None else None
+                now_outside = now is not None and self._pile_at(*now) != landing.zone
+                if now_outside or last_pile not in (None, landing.zone):
+                    elsewhere.add(face.label)
+                if face.label != landing.label and last_pile == landing.zone:
+                    beneath.add(face.label)
+        return replace(landing, beneath=frozenset(beneath), elsewhere=frozenset(elsewhere))
 
     def _pile_at(self, x: float, y: float) -> str | None:
         """The spit pile whose zone holds the mat point (x, y) mm, if any."""

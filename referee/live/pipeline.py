@@ -213,7 +213,8 @@ class Referee:
         else:
             landings = self._carried_landings(tracked)
             if landings:
-                tracked = result.tracked = self._settled_by_carry(tracked, landings)
+                tracked, landings = self._settled_by_carry(tracked, landings)
+                result.tracked = tracked
             zones = list(dict.fromkeys([c.zone for c in tracked.changes] + self.observer.rereads(tracked)))
             readings = self._read(frame, zones) if zones else {}
             for landing in landings:
@@ -243,11 +244,13 @@ class Referee:
                 if self.observer.may_settle_by_carry(landing.slot, landing.label, tracked,
                                                      landing.beneath | landing.elsewhere)]
 
-    def _settled_by_carry(self, tracked: TrackedFrame, landings: Sequence[Landing]) -> TrackedFrame:
+    def _settled_by_carry(self, tracked: TrackedFrame, landings: Sequence[Landing]
+                          ) -> tuple[TrackedFrame, list[Landing]]:
         """``tracked`` with each landing's pile settled now (:meth:`ZoneTracker.settle_now`):
         the card lies still there, its identity known from its slot, so the play is judged
-        without waiting for the hand to leave the pile."""
+        without waiting for the hand to leave the pile; and the landings that settled a pile."""
         zones, changes = dict(tracked.zones), list(tracked.changes)
+        settled = []
         for landing in landings:
             if landing.zone in self._carried_piles:
                 continue
@@ -256,9 +259,10 @@ class Referee:
             if change is None:
                 continue
             self._carried_piles.add(landing.zone)
+            settled.append(landing)
             changes.append(change)
             zones[landing.zone] = replace(zones[landing.zone], settled=True, busy_since=None)
-        return replace(tracked, zones=zones, changes=tuple(changes))
+        return replace(tracked, zones=zones, changes=tuple(changes)), settled
 
     def _tell_observer(self) -> None:
         """What the observer should look for next, from the state of the game."""
