@@ -82,6 +82,9 @@ class ArbiterSettings:
     #: ``landing_from_mm`` from where it lay in its slot
     landing_score: float = 0.5
     landing_from_mm: float = 40.0
+    #: another card found moving this far since the view before is in a hand, not under the
+    #: landing card
+    landing_carried_mm: float = 10.0
     min_gap_s: float = 0.001  # ordered events at least this far apart (a refined time: after the last judged)
 
 
@@ -122,10 +125,10 @@ class Landing:
     time: float
     score: float
     #: the other cards followed from their slots that were found outside this pile in the last
-    #: view, or last found on the other pile
+    #: view or moving over it (in a hand), or last found on the other pile
     elsewhere: frozenset[str] = frozenset()
-    #: the other cards followed from their slots that were last found on this pile (one that
-    #: touched it first, now under this one)
+    #: the other cards followed from their slots that were last found on this pile, not moving
+    #: (one that touched it first, now under this one)
     beneath: frozenset[str] = frozenset()
 
 
@@ -319,22 +322,28 @@ class Arbiter:
         return [self._placed(landing) for landing in out.values()]
 
     def _placed(self, landing: Landing) -> Landing:
-        """``landing`` with where the follows place the other cards: ``beneath`` (the other
-        cards last found on its pile) and ``elsewhere`` (the cards found in the last view
-        outside it, or last found on the other pile)."""
+        """``landing`` with where the follows place the other cards: ``elsewhere`` (found in the
+        last view outside its pile, or moving there as in a hand (``landing_carried_mm``), or
+        last found on the other pile) and ``beneath`` (the others last found on its pile: one
+        that touched first and lies underneath). A card still on the pile may be found under
+        the landing card, partly covered or alike (game 5017: 10D under 10S), but a card in a
+        hand over it is not under it (game 5009: the second card of one hand, above the pile,
+        was taken for one underneath)."""
         beneath, elsewhere = set(), set()
         for faces in self._faces.values():
             for face in faces:
-                if face.follow is None:
+                f = face.follow
+                if f is None or face.label == landing.label:
                     continue
-                now, last = face.follow.last_centre, face.follow.last_found_centre
+                now, last, step = f.last_centre, f.last_found_centre, f.last_step_mm
                 last_pile = self._pile_at(*last) if last is not None else None
-                now_outside = now is not None and self._pile_at(*now) != landing.zone
-                if now_outside or last_pile not in (None, landing.zone):
+                outside = now is not None and self._pile_at(*now) != landing.zone
+                carried = step is not None and step >= self.s.landing_carried_mm
+                if outside or carried or last_pile not in (None, landing.zone):
                     elsewhere.add(face.label)
-                if face.label != landing.label and last_pile == landing.zone:
+                elif last_pile == landing.zone:
                     beneath.add(face.label)
-        return replace(landing, beneath=frozenset(beneath), elsewhere=frozenset(elsewhere))
+        return replace(landing, beneath=frozenset(beneath - elsewhere), elsewhere=frozenset(elsewhere))
 
     def _pile_at(self, x: float, y: float) -> str | None:
         """The spit pile whose zone holds the mat point (x, y) mm, if any."""

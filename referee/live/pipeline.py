@@ -242,7 +242,7 @@ class Referee:
                                if (obs := tracked.zones.get(z)) is not None and not obs.settled}
         return [landing for landing in self.arbiter.landings(tracked, self.observer.state.tops)
                 if self.observer.may_settle_by_carry(landing.slot, landing.label, tracked,
-                                                     landing.beneath | landing.elsewhere)]
+                                                     landing.beneath, landing.elsewhere)]
 
     def _settled_by_carry(self, tracked: TrackedFrame, landings: Sequence[Landing]
                           ) -> tuple[TrackedFrame, list[Landing]]:

@@ -598,6 +598,14 @@ class CardFollow:
         return float(c[0]), float(c[1])
 
     @property
+    def last_step_mm(self) -> float | None:
+        """How far the card moved between the last two views (None: not found in both)."""
+        c, sc = self._f.centres[-2:], self._f.scores[-2:]
+        if len(sc) < 2 or not (np.isfinite(sc).all() and np.isfinite(c).all()):
+            return None
+        return float(np.hypot(*(c[1] - c[0])))
+
+    @property
     def first_centre(self) -> tuple[float, float]:
         """Where the card lay in the first view."""
         return float(self._f.centres[0, 0]), float(self._f.centres[0, 1])

@@ -621,21 +621,23 @@ class Observer:
         return together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
 
     def may_settle_by_carry(self, slot_zone: str, card: str, tracked: TrackedFrame,
-                            located: Collection[str] = ()) -> bool:
+                            beneath: Collection[str] = (), elsewhere: Collection[str] = ()) -> bool:
         """Whether a spit pile may settle now by the carried landing of ``card`` from
         ``slot_zone`` (docs/observation.md): only while no other card is unaccounted for: none
         that left a slot (either player's) and that no arrival has explained yet, unless the
-        arbiter's follows place it (``located``: last seen on that pile, where it touched first
-        and lies underneath, or seen elsewhere now, or last seen on the other pile), none of that
-        player's in a slot that went busy with the card's own (``GRAB_TOGETHER_FRAMES``) or
-        settled "empty" under the hand. One hand holding two cards may put the second on top a
-        frame later (game 5009: the second was taken for one underneath, then for a take-back);
-        a card of the other hand on its way to the other pile was taken for one underneath
-        (game 5016)."""
+        arbiter's follows place it (``beneath``: lost, last seen on that pile, where it touched
+        first and lies underneath; ``elsewhere``: seen now, or last seen on the other pile),
+        none of that player's in a slot that went busy with the card's own
+        (``GRAB_TOGETHER_FRAMES``) or settled "empty" under the hand, unless the follows see
+        that slot's card now or last saw it on the other pile. One hand holding two cards may
+        put the second on top a frame later (game 5009: the second, lost under the hand, was
+        taken for one underneath, then for a take-back); a card of the other hand on its way
+        to the other pile was taken for one underneath (game 5016)."""
         zone = self._zone.get(slot_zone)
         player = zone.owner if zone is not None else None
         if player is None:
             return False
+        located = set(beneath) | set(elsewhere)
         open_ = [d for d in self._departures if not d.used and tracked.time - d.time <= PAIR_WINDOW_S]
         if any(d.card != card and d.card not in located for d in open_):
             return False
@@ -643,7 +645,7 @@ class Observer:
         obs = tracked.zones.get(slot_zone)
         grabbed = own.since_frame if own is not None else (obs.busy_since if obs is not None else None)
         for (owner, _), other in self._slot_zone.items():
-            if owner is not player or other == slot_zone:
+            if owner is not player or other == slot_zone or self.state.tops.get(other) in elsewhere:
                 continue
             if other in self._under_hand and self._under_hand[other][2].label == "empty":
                 return False

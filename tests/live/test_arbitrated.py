@@ -327,3 +327,39 @@ def test_a_pile_settled_by_its_carry_reads_the_carried_card_where_recognition_is
     assert _carried_reading(replace(unsure, label="empty", guess=None), landing).label == "KD"  # the hand
     sure = ZoneReading("pile1", "QS", 0.9, 36, 1.2)
     assert _carried_reading(sure, landing) == sure  # recognition read a card surely: it stands
+
+
+def test_a_landing_places_the_other_followed_cards() -> None:
+    """When a card lands (``Arbiter.landings``), the follows place the others: last found on
+    its pile and still, beneath it (it touched first; game 5017's 10D, found where 10S lay on
+    it); found moving over the pile, in a hand (game 5009: the second card of one hand, above
+    the pile, is not under the first); found outside the pile or last found on the other
+    pile, elsewhere; lost away from both piles, nowhere."""
+    from collections import deque
+    from types import SimpleNamespace
+
+    from referee.live.arbitrate import Arbiter, Landing
+    from referee.vision.tracking import ZoneTracker
+
+    calibration = load_calibration(FIXTURES / "illegal-rank" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(calibration))
+    x, y = calibration.layout.zone("pile1").center
+    ox, oy = calibration.layout.zone("pile2").center
+    slot_x, slot_y = calibration.layout.zone("A.stock5").center
+
+    def face(label: str, now: tuple[float, float] | None, last: tuple[float, float] | None,
+             step: float | None) -> SimpleNamespace:
+        return SimpleNamespace(label=label, follow=SimpleNamespace(last_centre=now, last_found_centre=last,
+                                                                   last_step_mm=step))
+
+    faces = [face("KD", (x, y), (x, y), 0.1),  # the landing card itself
+             face("10D", (x + 2, y), (x + 2, y), 0.3),  # still on the pile: under KD
+             face("4C", None, (x - 5, y), None),  # lost on the pile: under KD
+             face("2S", (x + 8, y - 5), (x + 8, y - 5), 37.0),  # moving over the pile: in a hand
+             face("7H", (slot_x, slot_y), (slot_x, slot_y), 0.0),  # in its slot
+             face("JS", None, (ox, oy), None),  # lost on the other pile
+             face("QC", None, (slot_x, slot_y + 30), None)]  # lost off the piles
+    arbiter._faces = {"A.stock1": deque(faces)}
+    placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9))
+    assert placed.beneath == {"10D", "4C"}
+    assert placed.elsewhere == {"2S", "7H", "JS"}

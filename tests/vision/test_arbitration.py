@@ -164,14 +164,19 @@ def test_a_followed_card_rests_only_once_it_lies_still() -> None:
     k0, k1 = (play.frame or 0) - 20, (play.frame or 0) + 9
     face = ar.slot_template(c.views[k0], c.layout.zone(f"A.stock{play.slot}"), c.geo, label=str(play.card))
     follow = ar.CardFollow(c.views[k0], k0 / 30.0, face, c.geo)
-    rests = []
+    rests, steps = [], []
     for k in range(k0 + 1, k1):
         follow.add(c.views[k], k / 30.0)
         rests.append(follow.resting(3, 0.7))
+        steps.append(follow.last_step_mm)
     assert rests[1] is not None and rests[1][2] == 0  # still in its slot at first
+    assert steps[1] is not None and steps[1] < 0.5
     pile = c.layout.zone(f"pile{play.pile}").center
-    carried = [r for r, k in zip(rests, range(k0 + 1, k1), strict=True) if play.t - 0.3 < k / 30.0 < play.t]
+    during = [play.t - 0.3 < k / 30.0 < play.t for k in range(k0 + 1, k1)]
+    carried = [r for r, d in zip(rests, during, strict=True) if d]
     assert carried and all(r is None for r in carried)  # moving
+    assert max(s for s, d in zip(steps, during, strict=True) if d and s is not None) > 10  # in the hand
+    assert steps[-1] is not None and steps[-1] < 0.7
     x, y, first = rests[-1] or (0.0, 0.0, 0)
     assert math.hypot(x - pile[0], y - pile[1]) < 15  # at rest on the pile ...
     assert play.t < follow.time(first) < play.t + 0.25  # ... from a little after the touch
