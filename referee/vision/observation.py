@@ -620,6 +620,11 @@ class Observer:
             return busy | together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
         return together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
 
+    @property
+    def waiting_zones(self) -> set[str]:
+        """The zones whose settled change waits to be explained (for a slot, the other pile)."""
+        return {change.zone for change, _, _ in self._waiting}
+
     def may_settle_by_carry(self, slot_zone: str, card: str, tracked: TrackedFrame,
                             beneath: Collection[str] = (), elsewhere: Collection[str] = ()) -> bool:
         """Whether a spit pile may settle now by the carried landing of ``card`` from
@@ -641,9 +646,13 @@ class Observer:
         open_ = [d for d in self._departures if not d.used and tracked.time - d.time <= PAIR_WINDOW_S]
         if any(d.card != card and d.card not in located for d in open_):
             return False
+        # when the hand came over the card's slot: its departure's, or the slot's change settling
+        # in this very frame (not yet a departure), or its busy spell going on
         own = next((d for d in open_ if d.card == card), None)
         obs = tracked.zones.get(slot_zone)
-        grabbed = own.since_frame if own is not None else (obs.busy_since if obs is not None else None)
+        busy_since = obs.busy_since if obs is not None else None
+        grabbed = own.since_frame if own is not None else next(
+            (c.since_frame for c in tracked.changes if c.zone == slot_zone), busy_since)
         for (owner, _), other in self._slot_zone.items():
             if owner is not player or other == slot_zone or self.state.tops.get(other) in elsewhere:
                 continue

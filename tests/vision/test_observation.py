@@ -753,6 +753,12 @@ def test_a_pile_settles_by_a_carry_only_when_no_other_card_is_unaccounted_for(la
     # ... an arm lying over A's slot 1 from long after does not count
     late = {**both, "A.stock1": k + GRAB_TOGETHER_FRAMES + 5}
     assert table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, late))
+    # ... also when KD's slot settles in this very frame (game 5009): its change tells when the
+    # hand came; not known when, any busy slot of A's may hold a card of that hand
+    settling = _busy_frame(table, {"A.stock1": late["A.stock1"], "pile1": k + 9})
+    slot_change = ZoneChange("A.stock2", settling.frame, settling.time, True, True, k, 30.0)
+    assert table.obs.may_settle_by_carry("A.stock2", "KD", replace(settling, changes=(slot_change,)))
+    assert not table.obs.may_settle_by_carry("A.stock2", "KD", settling)
     # a card that left B's slot 1 and has landed nowhere yet: it may lie under, or go on top
     table.frame_with({"B.stock1": "empty"})
     assert not table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, {"A.stock2": table.frame}))
