@@ -170,8 +170,7 @@ class Referee:
                  min_confidence: float = MIN_IDENTITY_CONFIDENCE, carried_landings: bool = True) -> None:
         self.calibration = calibration
         self.carried_landings = carried_landings
-        #: piles settled by a carry, not yet settled as usual: the cards whose carries settled them
-        self._carried_piles: dict[str, set[str]] = {}
+        self._carried_piles: set[str] = set()  # settled by a carry, not yet settled as usual
         self.min_confidence = min_confidence
         self.reader = reader
         self.rules = rules or RuleSet()
@@ -235,10 +234,11 @@ class Referee:
         return result
 
     def _carried_landings(self, tracked: TrackedFrame) -> list[Landing]:
-        """Piles where a card followed from its slot now lies still."""
+        """Piles where a card followed from its slot now lies still; one each time a pile is
+        busy (a pile settled by a carry waits to settle as usual before it takes another)."""
         if self.arbiter is None or not self.carried_landings:
             return []
-        self._carried_piles = {z: cards for z, cards in self._carried_piles.items()
+        self._carried_piles = {z for z in self._carried_piles
                                if (obs := tracked.zones.get(z)) is not None and not obs.settled}
         return [landing for landing in self.arbiter.landings(tracked, self.observer.state.tops)
                 if self.observer.may_settle_by_carry(landing.slot, landing.label, tracked,
@@ -248,21 +248,17 @@ class Referee:
                           ) -> tuple[TrackedFrame, list[Landing]]:
         """``tracked`` with each landing's pile settled now (:meth:`ZoneTracker.settle_now`):
         the card lies still there, its identity known from its slot, so the play is judged
-        without waiting for the hand to leave the pile; and the landings that settled a pile. A
-        pile settled by a carry takes another card's carry before it settles as usual (one hand
-        putting two cards down one after the other) once the first has been explained."""
+        without waiting for the hand to leave the pile; and the landings that settled a pile."""
         zones, changes = dict(tracked.zones), list(tracked.changes)
         settled = []
-        waiting = self.observer.waiting_zones
         for landing in landings:
-            carried = self._carried_piles.get(landing.zone, set())
-            if landing.label in carried or (carried and landing.zone in waiting):
+            if landing.zone in self._carried_piles:
                 continue
             change = self.tracker.settle_now(landing.zone, landing.frame, landing.time, landing.elsewhere,
                                              landing.beneath)
             if change is None:
                 continue
-            self._carried_piles.setdefault(landing.zone, set()).add(landing.label)
+            self._carried_piles.add(landing.zone)
             settled.append(landing)
             changes.append(change)
             zones[landing.zone] = replace(zones[landing.zone], settled=True, busy_since=None)

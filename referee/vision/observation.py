@@ -620,11 +620,6 @@ class Observer:
             return busy | together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
         return together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
 
-    @property
-    def waiting_zones(self) -> set[str]:
-        """The zones whose settled change waits to be explained (for a slot, the other pile)."""
-        return {change.zone for change, _, _ in self._waiting}
-
     def may_settle_by_carry(self, slot_zone: str, card: str, tracked: TrackedFrame,
                             beneath: Collection[str] = (), elsewhere: Collection[str] = ()) -> bool:
         """Whether a spit pile may settle now by the carried landing of ``card`` from
