@@ -625,14 +625,14 @@ class Observer:
         """Whether a spit pile may settle now by the carried landing of ``card`` from
         ``slot_zone`` (docs/observation.md): only while no other card is unaccounted for: none
         that left a slot (either player's) and that no arrival has explained yet, unless the
-        arbiter's follows place it (``beneath``: lost, last seen on that pile, where it touched
-        first and lies underneath; ``elsewhere``: seen now, or last seen on the other pile),
-        none of that player's in a slot that went busy with the card's own
-        (``GRAB_TOGETHER_FRAMES``) or settled "empty" under the hand, unless the follows see
-        that slot's card now or last saw it on the other pile. One hand holding two cards may
-        put the second on top a frame later (game 5009: the second, lost under the hand, was
-        taken for one underneath, then for a take-back); a card of the other hand on its way
-        to the other pile was taken for one underneath (game 5016)."""
+        arbiter's follows place it (``beneath``: last seen still on that pile, where it touched
+        first and lies underneath; ``elsewhere``: seen outside it now or moving as in a hand,
+        or last seen on the other pile), none of that player's in a slot that went busy with
+        the card's own (``GRAB_TOGETHER_FRAMES``) or settled "empty" under the hand, unless the
+        follows place that slot's card elsewhere. One hand holding two cards may put the second
+        on top a frame later (game 5009: the second was taken for one underneath, then for a
+        take-back); a card of the other hand on its way to the other pile was taken for one
+        underneath (game 5016)."""
         zone = self._zone.get(slot_zone)
         player = zone.owner if zone is not None else None
         if player is None:
