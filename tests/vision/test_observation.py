@@ -746,8 +746,9 @@ def test_a_pile_settles_by_a_carry_only_when_no_other_card_is_unaccounted_for(la
     # ... while A's slot 1 went busy 2 frames after it (one hand took 4D too): it may land on top
     both = {"A.stock2": k, "A.stock1": k + GRAB_TOGETHER_FRAMES - 1, "pile1": k + 9}
     assert not table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, both))
-    # ... unless the follows see its card, 4D, now (in the hand, above the pile) or last saw
-    # it on the other pile; lost on this pile is not enough (the hand may hide it)
+    # ... unless the follows place its card, 4D, elsewhere (moving in the hand, above the pile
+    # too, or last seen on the other pile); beneath (last seen still on this pile) is not
+    # enough: the hand may hide it
     assert table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, both), elsewhere={"4D"})
     assert not table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, both), beneath={"4D"})
     # ... an arm lying over A's slot 1 from long after does not count
@@ -764,6 +765,8 @@ def test_a_pile_settles_by_a_carry_only_when_no_other_card_is_unaccounted_for(la
     assert not table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, {"A.stock2": table.frame}))
     # ... unless the follows place it: last seen on the pile (it touched first, and lies
     # underneath), or elsewhere
+    assert table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, {"A.stock2": table.frame}),
+                                         beneath={"10C"})
     assert table.obs.may_settle_by_carry("A.stock2", "KD", _busy_frame(table, {"A.stock2": table.frame}),
                                          elsewhere={"10C"})
     assert table.frame_with({"pile2": "10C"}, hands=(hand(Player.B, "pile2"),))  # 10C landed: accounted for
