@@ -241,8 +241,9 @@ class Referee:
         self._carried_piles = {z for z in self._carried_piles
                                if (obs := tracked.zones.get(z)) is not None and not obs.settled}
         return [landing for landing in self.arbiter.landings(tracked, self.observer.state.tops)
-                if self.observer.may_settle_by_carry(landing.slot, landing.label, tracked,
-                                                     landing.beneath, landing.elsewhere)]
+                if landing.zone not in self._carried_piles
+                and self.observer.may_settle_by_carry(landing.slot, landing.label, tracked,
+                                                      landing.beneath, landing.elsewhere)]
 
     def _settled_by_carry(self, tracked: TrackedFrame, landings: Sequence[Landing]
                           ) -> tuple[TrackedFrame, list[Landing]]:
@@ -251,9 +252,7 @@ class Referee:
         without waiting for the hand to leave the pile; and the landings that settled a pile."""
         zones, changes = dict(tracked.zones), list(tracked.changes)
         settled = []
-        for landing in landings:
-            if landing.zone in self._carried_piles:
-                continue
+        for landing in landings:  # one per pile (Arbiter.landings)
             change = self.tracker.settle_now(landing.zone, landing.frame, landing.time, landing.elsewhere,
                                              landing.beneath)
             if change is None:
