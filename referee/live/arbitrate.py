@@ -325,10 +325,10 @@ class Arbiter:
         """``landing`` with where the follows place the other cards: ``elsewhere`` (found in the
         last view outside its pile, or moving as in a hand (``landing_carried_mm``), over the
         pile too, or last found on the other pile) and ``beneath`` (the others last found on
-        its pile: one that touched first and lies underneath). A card still on the pile may be found under
-        the landing card, partly covered or alike (game 5017: 10D under 10S), but a card in a
-        hand over it is not under it (game 5009: the second card of one hand, above the pile,
-        was taken for one underneath)."""
+        its pile: one that touched first and lies underneath). A card still on the pile may be
+        found under the landing card, partly covered or alike (game 5017: 10D under 10S), but a
+        card in a hand over it is not under it (game 5009: the second card of one hand, above
+        the pile, was taken for one underneath)."""
         beneath, elsewhere = set(), set()
         for faces in self._faces.values():
             for face in faces:

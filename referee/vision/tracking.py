@@ -81,8 +81,8 @@ class ZoneChange:
     #: settled early, by :meth:`ZoneTracker.settle_now`: a card followed from its slot lies
     #: still on the zone while a hand still moves over it (``quiet_*``: from when it lay still)
     carried: bool = False
-    #: with ``carried``: cards followed from their slots that were seen elsewhere then (so not
-    #: hidden under this zone's top)
+    #: with ``carried``: cards followed from their slots that were placed elsewhere then (seen
+    #: outside this zone, moving in a hand, or last seen on another pile: not under its top)
     elsewhere: frozenset[str] = frozenset()
     #: with ``carried``: cards followed from their slots last seen on this zone (beneath its top)
     beneath: frozenset[str] = frozenset()
