@@ -6,7 +6,7 @@
 
 Sets: ``fixtures`` (tests/fixtures/*) and ``games``: ``--games`` self-played games (seeds from
 ``--seed``, default 5000, which no test uses), the first ``--seconds`` plus ``--tail`` of each
-rendered at 960x540 into ``.cache/referee-eval/`` (reused when there). A game is scored over its
+rendered at 960x540 (``--size``) into ``.cache/referee-eval/`` (reused when there). A game is scored over its
 first ``--seconds`` only (both logs cut there, :func:`referee.scoring.window`): the
 tail lets the referee see the last events of the window settle, as it would in a game that goes
 on; without it, a card landing in the clip's last frame counts as missed. Each clip is refereed by
@@ -53,18 +53,21 @@ from referee.sim.truth import read_events, read_frames  # noqa: E402
 from referee.vision.calibration import load_calibration  # noqa: E402
 
 CACHE = ROOT / ".cache" / "referee-eval"
+#: the evaluation games' frame size: the fixtures' (a card about 60x85 px); ``--size 1280x720``
+#: renders them at the referee camera's own size (cached apart)
+DEFAULT_SIZE = "960x540"
 
 
-def render_games(count: int, seed: int, seconds: float) -> list[Path]:
+def render_games(count: int, seed: int, seconds: float, size: str = DEFAULT_SIZE) -> list[Path]:
     """The evaluation games (their first ``seconds``), rendered once into the cache."""
     clips = []
     for k in range(count):
-        out = CACHE / f"game-{seed + k}-{seconds:g}s"
+        out = CACHE / (f"game-{seed + k}-{seconds:g}s" + ("" if size == DEFAULT_SIZE else f"-{size}"))
         if not (out / "meta.json").is_file():
             print(f"rendering game seed {seed + k} ({seconds:g} s) ...", file=sys.stderr)
             command = str(Path(sys.executable).parent / "spit-referee")
             subprocess.run([command, "simulate", "--scenario", "selfplay", "--seed", str(seed + k),
-                            "--size", "960x540", "--seconds", str(seconds), "--out", str(out)],
+                            "--size", size, "--seconds", str(seconds), "--out", str(out)],
                            check=True, stdout=subprocess.DEVNULL)
         clips.append(out)
     return clips
@@ -203,6 +206,7 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=30.0, help="score the first SECONDS of each game")
     ap.add_argument("--tail", type=float, default=1.0,
                     help="render and referee this many seconds more than are scored")
+    ap.add_argument("--size", default=DEFAULT_SIZE, help="the games' frame size, WIDTHxHEIGHT (default %(default)s)")
     ap.add_argument("--oracle", action="store_true", help="recognition from the truth (measures the rest)")
     ap.add_argument("--model", default=None, help="card model (default models/cards.onnx)")
     ap.add_argument("--out", default=None, help="write the JSON report here")
@@ -223,7 +227,7 @@ def main() -> int:
         if name == "fixtures":
             clips = sorted(p for p in (ROOT / "tests" / "fixtures").iterdir() if (p / "video.mp4").is_file())
         elif name == "games":
-            clips = render_games(args.games, args.seed, args.seconds + args.tail)
+            clips = render_games(args.games, args.seed, args.seconds + args.tail, args.size)
             until = args.seconds
         else:
             ap.error(f"unknown set {name!r}")

@@ -36,6 +36,7 @@ from referee.events import (
     GameStart,
     Move,
     Outcome,
+    Play,
     Record,
     TableEvent,
     TakeBack,
@@ -102,11 +103,13 @@ class ModelReader:
 
 
 def correction_for(game: Game, ev: TableEvent, rejected: str = "") -> Correction | None:
-    """The correction a rejected turn stands for: the slot it turned ``ev.card`` in shows, for
-    the engine, another face-up card (read there earlier). None for other events, and when the
-    slot is outside the slots, face down or empty, or shows that card (the turn was rejected
-    for another reason). Whether the newer reading is the better one is the caller's call."""
-    if not isinstance(ev, Turn) or not 1 <= ev.slot <= game.rules.slots:
+    """The correction a rejected turn or play calls for: the slot it turned ``ev.card`` in, or
+    played it from, shows for the engine another face-up card (read there earlier), and the
+    event is a second look at that slot's card (a play's card was read on the pile). None for
+    other events, and when the slot is outside the slots, face down or empty, or shows that
+    card (the event was rejected for another reason). Whether the newer reading is the better
+    one is the caller's call."""
+    if not isinstance(ev, Turn | Play) or ev.slot is None or not 1 <= ev.slot <= game.rules.slots:
         return None
     was = game.sides[ev.player].stock[ev.slot - 1].top
     if was is None or was == ev.card:
@@ -296,10 +299,11 @@ class Referee:
         self._record(ev, judgement, result, quiet, item)
 
     def _apply(self, ev: TableEvent, result: StepResult) -> Judgement | None:
-        """The engine's judgement of ``ev``, or None when it rejects it. A turn it rejects
-        because, from an earlier reading, it holds another face-up card in that slot is a
-        correction of that reading when the turn's card was read more surely than it
-        (:func:`correction_for`): the later, surer look at the same slot wins."""
+        """The engine's judgement of ``ev``, or None when it rejects it. A turn or a play it
+        rejects because, from an earlier reading, it holds another face-up card in that slot is a
+        correction of that reading when the event's card was read more surely than it
+        (:func:`correction_for`): the later, surer look at the same card wins. The correction
+        stands for a turn; a play is judged again after it."""
         try:
             return self.game.apply(ev)
         except InconsistentEvent as exc:
@@ -316,7 +320,12 @@ class Referee:
                     log.info("frame %s: %s (read at %.2f, before at %.2f)", ev.frame, fixed.verdict.message,
                              new, old)
                     self._record(correction, fixed, result)
-                    return None
+                    if isinstance(ev, Turn):
+                        return None
+                    try:
+                        return self.game.apply(ev)
+                    except InconsistentEvent as exc:
+                        rejected = exc
         log.warning("frame %s: %s", ev.frame, rejected)
         result.rejected.append(rejected)
         self.rejected.append(rejected)

@@ -21,6 +21,7 @@ from referee.events import (
     Move,
     Outcome,
     Play,
+    SpitTurn,
     TableEvent,
     TakeBack,
     Turn,
@@ -164,8 +165,35 @@ def test_what_no_correction_explains_stays_rejected() -> None:
     # a turn of a card face up elsewhere, into a face-down slot: the slot needs no correction
     referee = judged(turn(1.0, 1, "KS", 0.6), turn(2.0, 2, "KS", 0.99))
     assert not any(isinstance(r, Correction) for r in referee.records) and len(referee.rejected) == 1
-    # not a turn; a turn outside the slots; a turn of the card the slot shows
-    play = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("4D"))
-    assert correction_for(referee.game, play) is None
+    # a turn outside the slots; a turn of the card the slot shows; a card from the packet
     for slot, card in ((6, "QS"), (1, "KS")):
         assert correction_for(referee.game, turn(3.0, slot, card, 0.99)) is None
+    packet = Play(t=3.0, player=Player.A, slot=None, pile=1, card=Card.parse("4D"))
+    assert correction_for(referee.game, packet) is None
+
+
+def spat(*events: TableEvent) -> Referee:
+    """:func:`judged` after a slot read as KS (at 0.6) and both spit cards (QD on pile 1)."""
+    spits = [SpitTurn(t=2.0, player=Player.A, pile=1, card=Card.parse("QD")),
+             SpitTurn(t=2.0, player=Player.B, pile=2, card=Card.parse("3H"))]
+    return judged(turn(1.0, 1, "KS", 0.6), *spits, *events)
+
+
+def test_a_play_the_engine_rejects_corrects_its_slot_read_less_surely_before() -> None:
+    # the slot's JC was misread as KS; read surely on the pile, it is a play of JC from there
+    play = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("JC"), evidence=read(0.9))
+    referee = spat(play)
+    [fix] = [r for r in referee.records if isinstance(r, Correction)]
+    assert (fix.slot, str(fix.card), str(fix.was)) == (1, "JC", "KS") and fix.evidence["corrects"] == "play"
+    assert not referee.rejected and str(referee.game.piles[1].top) == "JC"
+    judged_play = referee.records[referee.records.index(fix) + 2]  # after the correction's verdict
+    assert judged_play is play
+    verdict = referee.records[referee.records.index(play) + 1]
+    assert isinstance(verdict, Verdict) and verdict.outcome is Outcome.LEGAL
+
+
+def test_a_play_read_less_surely_than_its_slot_stays_rejected() -> None:
+    play = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("JC"), evidence=read(0.5))
+    referee = spat(play)
+    assert not any(isinstance(r, Correction) for r in referee.records) and len(referee.rejected) == 1
+    assert str(referee.game.piles[1].top) == "QD" and str(referee.game.sides[Player.A].stock[0].top) == "KS"
