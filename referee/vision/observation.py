@@ -816,6 +816,11 @@ class Observer:
             self._under_hand[change.zone] = (change, since, reading)
             return []  # under a hand only what was clearly read counts: "empty" may be the hand
         hidden = self._under_hand.pop(change.zone, None)
+        if hidden is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
+                and hidden[2].label == new:
+            # the card read there under the hand, not surely enough, is read surely now that
+            # the hand has gone: it came then (a turn is timed from its settle under the hand)
+            change, since = hidden[0], hidden[1]
         if new == old:
             if hidden is None or hidden[2].label != "empty":
                 return []

@@ -573,6 +573,26 @@ def test_a_slot_under_a_hand_is_believed_only_when_read_very_surely(layout: MatL
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
 
 
+def test_a_turn_read_unsurely_under_the_hand_and_surely_after_is_timed_under_the_hand(
+        layout: MatLayout) -> None:
+    table = Table(layout)
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.6, **under) == []
+    settled_under = table.frame / FPS
+    table.idle(8)
+    events = table.frame_with({"A.stock3": "6C"}, confidence=0.9)  # the hand has gone
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    assert events[0].evidence["read_confidence"] == 0.9 and events[0].evidence["under_hand"] is True
+    # read as another card after the hand: that card, timed from its own settle
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.6, **under) == []
+    table.idle(8)
+    events = table.frame_with({"A.stock3": "8C"}, confidence=0.9)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "8C")]
+    assert events[0].t > settled_under + 0.1 and "under_hand" not in events[0].evidence
+
+
 def hand_at(player: Player, tip: tuple[float, float], *zones: str) -> HandBlob:
     return HandBlob(player, 20000.0, (0, 0, 10, 10), tip, zones)
 
