@@ -6,8 +6,8 @@
 
 Sets: ``fixtures`` (tests/fixtures/*) and ``games``: ``--games`` self-played games (seeds from
 ``--seed``, default 5000, which no test uses), the first ``--seconds`` plus ``--tail`` of each
-rendered at 960x540 (``--size``) into ``.cache/referee-eval/`` (reused when there). A game is scored over its
-first ``--seconds`` only (both logs cut there, :func:`referee.scoring.window`): the
+rendered at 960x540 (``--size``) into ``.cache/referee-eval/`` (reused when there). A game is
+scored over its first ``--seconds`` only (both logs cut there, :func:`referee.scoring.window`): the
 tail lets the referee see the last events of the window settle, as it would in a game that goes
 on; without it, a card landing in the clip's last frame counts as missed. Each clip is refereed by
 :class:`referee.live.pipeline.Referee` exactly as ``spit-referee replay`` does it (a clip that
@@ -206,7 +206,8 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=30.0, help="score the first SECONDS of each game")
     ap.add_argument("--tail", type=float, default=1.0,
                     help="render and referee this many seconds more than are scored")
-    ap.add_argument("--size", default=DEFAULT_SIZE, help="the games' frame size, WIDTHxHEIGHT (default %(default)s)")
+    ap.add_argument("--size", default=DEFAULT_SIZE,
+                    help="the games' frame size, WIDTHxHEIGHT (default %(default)s)")
     ap.add_argument("--oracle", action="store_true", help="recognition from the truth (measures the rest)")
     ap.add_argument("--model", default=None, help="card model (default models/cards.onnx)")
     ap.add_argument("--out", default=None, help="write the JSON report here")

@@ -23,7 +23,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -51,6 +51,7 @@ from referee.rules.game import Judgement, Phase
 from referee.vision.calibration import Calibration
 from referee.vision.drift import DriftMonitor, DriftState, DriftStatus
 from referee.vision.observation import Observer, ZoneReading
+from referee.vision.recognize import CODES
 from referee.vision.tracking import TrackedFrame, ZoneTracker
 from referee.vision.zonecrops import ZoneCropper
 
@@ -60,10 +61,21 @@ DRIFT_EVERY = 30
 DRIFT_STILL_PX = 3.0
 
 
+class ZoneRead(NamedTuple):
+    """One zone's reading: its label and how surely it was read, and for a card identity the
+    identity read next most surely (a reader may give only the first two)."""
+
+    label: str
+    confidence: float
+    runner_up: str | None = None
+    runner_up_confidence: float = 0.0
+
+
 class ZoneReader(Protocol):
     """Recognition as the pipeline uses it: what lies on top of these zones in this frame."""
 
-    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]: ...
+    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]
+             ) -> Sequence[tuple[str, float] | ZoneRead]: ...
 
 
 #: A card identity read less surely than this is given to the observer as ``card`` (face up,
@@ -81,7 +93,8 @@ def _carried_reading(reading: ZoneReading, landing: Landing) -> ZoneReading:
     the pile with ``landing.score``, which becomes the reading's confidence)."""
     if reading.label not in NOT_IDENTITIES:
         return reading
-    return replace(reading, label=landing.label, confidence=landing.score, guess=None)
+    return replace(reading, label=landing.label, confidence=landing.score, guess=None, runner_up=None,
+                   runner_up_confidence=0.0)
 
 
 class ModelReader:
@@ -92,11 +105,14 @@ class ModelReader:
         self.recognizer = recognizer
         self.cropper = ZoneCropper(calibration)
 
-    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
+    def read(self, image: np.ndarray, frame: int, zones: Sequence[str]) -> list[ZoneRead]:
         if not zones:
             return []
         rows = self.recognizer.recognize_zones(self.cropper.cut(image, zones))  # type: ignore[attr-defined]
-        return [(str(lab), float(conf)) for lab, conf in zip(rows.label, rows.confidence, strict=True)]
+        return [ZoneRead(str(lab), float(conf), CODES[int(second)] if second >= 0 else None,
+                         float(second_conf))
+                for lab, conf, second, second_conf in zip(rows.label, rows.confidence, rows.runner_up,
+                                                          rows.runner_up_confidence, strict=True)]
 
     def recalibrated(self, calibration: Calibration) -> None:
         self.cropper = ZoneCropper(calibration)
@@ -109,7 +125,7 @@ def correction_for(game: Game, ev: TableEvent, rejected: str = "") -> Correction
     other events, and when the slot is outside the slots, face down or empty, or shows that
     card (the event was rejected for another reason). Whether the newer reading is the better
     one is the caller's call."""
-    if not isinstance(ev, Turn | Play) or ev.slot is None or not 1 <= ev.slot <= game.rules.slots:
+    if not isinstance(ev, Turn | Play) or not 1 <= ev.slot <= game.rules.slots:
         return None
     was = game.sides[ev.player].stock[ev.slot - 1].top
     if was is None or was == ev.card:
@@ -282,32 +298,38 @@ class Referee:
     def _read(self, frame: Frame, zones: Sequence[str]) -> dict[str, ZoneReading]:
         """The readings of ``zones``; a card identity read less surely than
         ``min_confidence`` becomes ``card`` (not read) with the identity as its guess."""
-        labels = self.reader.read(frame.image, frame.index, zones)
+        rows = self.reader.read(frame.image, frame.index, zones)
         out = {}
-        for zone, (label, conf) in zip(zones, labels, strict=True):
-            guess = None
-            if label not in NOT_IDENTITIES and conf < self.min_confidence:
+        for zone, row in zip(zones, rows, strict=True):
+            read = ZoneRead(*row)
+            label, guess = read.label, None
+            if label not in NOT_IDENTITIES and read.confidence < self.min_confidence:
                 label, guess = "card", label
-            out[zone] = ZoneReading(zone, label, conf, frame.index, frame.t, guess=guess)
+            out[zone] = ZoneReading(zone, label, read.confidence, frame.index, frame.t, guess=guess,
+                                    runner_up=read.runner_up, runner_up_confidence=read.runner_up_confidence)
         return out
 
     def _judge(self, ev: TableEvent, result: StepResult, quiet: bool = False,
                item: Arbitrated | None = None) -> None:
-        judgement = self._apply(ev, result)
-        if judgement is None:
+        judged = self._apply(ev, result)
+        if judged is None:
             return
-        self._record(ev, judgement, result, quiet, item)
+        self._record(judged[0], judged[1], result, quiet, item)
 
-    def _apply(self, ev: TableEvent, result: StepResult) -> Judgement | None:
-        """The engine's judgement of ``ev``, or None when it rejects it. A turn or a play it
-        rejects because, from an earlier reading, it holds another face-up card in that slot is a
-        correction of that reading when the event's card was read more surely than it
-        (:func:`correction_for`): the later, surer look at the same card wins. The correction
-        stands for a turn; a play is judged again after it."""
+    def _apply(self, ev: TableEvent, result: StepResult) -> tuple[TableEvent, Judgement] | None:
+        """The engine's judgement of ``ev`` (or of the event it became), or None when it rejects
+        it. A turn or a play it rejects because, from an earlier reading, it holds another face-up
+        card in that slot is a correction of that reading when the event's card was read more
+        surely than it (:func:`correction_for`): the later, surer look at the same card wins. The
+        correction stands for a turn; a play is judged again after it. A card the engine holds
+        face up elsewhere is a clash of two readings (:meth:`_resolve_clash`)."""
         try:
-            return self.game.apply(ev)
+            return ev, self.game.apply(ev)
         except InconsistentEvent as exc:
             rejected = exc
+        clash = self._resolve_clash(ev, rejected, result)
+        if clash is not None:
+            return clash
         correction = correction_for(self.game, ev, rejected.message)
         if correction is not None:
             old, new = self._read_confidence_of(correction.was, ev.player), _read_confidence(ev)
@@ -323,13 +345,72 @@ class Referee:
                     if isinstance(ev, Turn):
                         return None
                     try:
-                        return self.game.apply(ev)
+                        return ev, self.game.apply(ev)
                     except InconsistentEvent as exc:
                         rejected = exc
         log.warning("frame %s: %s", ev.frame, rejected)
         result.rejected.append(rejected)
         self.rejected.append(rejected)
         return None
+
+    def _resolve_clash(self, ev: TableEvent, rejected: InconsistentEvent, result: StepResult
+                       ) -> tuple[TableEvent, Judgement] | None:
+        """A card read where the engine holds it face up elsewhere: one of the two readings is
+        wrong, and the less sure one gives way to the identity its reading put second (when
+        that card is nowhere the engine knows). When ``ev`` was read less surely it becomes that
+        card; when it was read more surely, the slot holding the card is corrected to its
+        runner-up (a ``correct`` record) and ``ev`` is judged again. The observer is told of
+        the new identity (:meth:`Observer.rename`). None when nothing resolves it."""
+        card = getattr(ev, "card", None)
+        if not isinstance(card, Card) or not rejected.message.startswith(f"{card} is already face up at "):
+            return None
+        place = self.game.known_cards().get(card, "")
+        holder = next((r for r in reversed(self.records) if isinstance(r, TableEvent)
+                       and getattr(r, "card", None) == card), None)
+        if holder is None:
+            return None
+        mine, theirs = _read_confidence(ev), _read_confidence(holder)
+        loser = ev if mine <= theirs else holder
+        second = (loser.evidence or {}).get("runner_up")
+        if not isinstance(second, str):
+            return None
+        alt = Card.parse(second)
+        if alt in self.game.known_cards():
+            return None
+        second_conf = float((loser.evidence or {}).get("runner_up_confidence", 0.0))
+        why = f"{card} read here, and face up at {place} (read at {mine:.2f} and {theirs:.2f})"
+        swapped = {"read": second, "read_confidence": round(second_conf, 3), "runner_up": str(card),
+                   "runner_up_confidence": round(_read_confidence(loser), 3), "clash": why}
+        if loser is ev:
+            zone = (ev.evidence or {}).get("zone")
+            renamed = replace(ev, card=alt, evidence={**(ev.evidence or {}), **swapped})  # type: ignore[call-arg]
+            try:
+                judgement = self.game.apply(renamed)
+            except InconsistentEvent as exc:
+                log.info("frame %s: %s as %s: %s", ev.frame, ev.kind, alt, exc)
+                return None
+            if isinstance(zone, str):
+                self.observer.rename(zone, str(card), second)
+            log.info("frame %s: %s; the runner-up %s stands", ev.frame, why, alt)
+            return renamed, judgement
+        slot = int(place.rsplit("stock", 1)[1]) if ".stock" in place else 0
+        if not 1 <= slot <= self.rules.slots:
+            return None  # only a stock slot's reading can be corrected
+        fix = Correction(t=ev.t, frame=ev.frame, player=Player(place.split(".")[0]), slot=slot, card=alt,
+                         was=card, evidence={**(holder.evidence or {}), **swapped, "corrects": "clash"})
+        try:
+            fixed = self.game.apply(fix)
+        except InconsistentEvent as exc:
+            log.info("frame %s: %s", ev.frame, exc)
+            return None
+        self._record(fix, fixed, result)
+        self.observer.rename(place, str(card), second)
+        log.info("frame %s: %s; %s holds the runner-up %s", ev.frame, why, place, alt)
+        try:
+            return ev, self.game.apply(ev)
+        except InconsistentEvent as exc:
+            log.info("frame %s: %s", ev.frame, exc)
+            return None
 
     def _read_confidence_of(self, card: Card, player: Player) -> float:
         """How surely the card the engine holds face up in one of ``player``'s slots was

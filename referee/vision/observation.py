@@ -158,6 +158,8 @@ class ZoneReading:
     frame: int
     time: float
     guess: str | None = None  # for "card": the card recognition thought likeliest
+    runner_up: str | None = None  # for a card identity: the identity read next most surely
+    runner_up_confidence: float = 0.0
 
     @property
     def card(self) -> Card | None:
@@ -770,6 +772,25 @@ class Observer:
                         self._slaps[(int(number), hand.player)] = _HandSeen(0.0, lingering=True)
         self.round_over = over
 
+    def rename(self, zone: str, old: str, new: str) -> None:
+        """The referee's word that the card believed to be ``old`` in ``zone`` (a stock slot or
+        a spit pile) is ``new``: ``old`` was read there, but the game holds it face up elsewhere,
+        so the reading's runner-up stands. Its top, its pile entry or its slot's departure of
+        that card not yet explained follow."""
+        kind = self._zone[zone].kind if zone in self._zone else None
+        if self.state.tops.get(zone) == old:
+            self.state.tops[zone] = new
+        if kind is ZoneKind.PILE:
+            entry = next((e for e in reversed(self.state.piles.get(int(self._zone[zone].number or 0), []))
+                          if e.card == old), None)
+            if entry is not None:
+                entry.card = new
+        elif kind is ZoneKind.STOCK:
+            owner, number = self._zone[zone].owner, self._zone[zone].number
+            for dep in self._departures:
+                if dep.card == old and not dep.used and dep.player is owner and dep.slot == number:
+                    dep.card = new
+
     # ------------------------------------------------------------------ explaining changes
     def _order(self, zone: str) -> int:
         """Stock slots first (a departure is known before the arrival it explains), piles last."""
@@ -799,6 +820,9 @@ class Observer:
         under: dict[str, object] = {"under_hand": True} if change.hand_over else {}
         if change.carried:
             under["settled_by"] = "carry"
+        if reading.runner_up is not None:
+            under["runner_up"] = reading.runner_up
+            under["runner_up_confidence"] = round(reading.runner_up_confidence, 3)
         return {"zone": change.zone, "since_frame": since[1], "since_t": round(since[0], 4),
                 "settled_frame": change.frame, **under,
                 "read": reading.label, "read_confidence": round(reading.confidence, 3),

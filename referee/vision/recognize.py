@@ -77,7 +77,10 @@ class Detections:
     52 a face-up card whose index was not read, 53 a back, 54 a hand, -1 an empty zone;
     ``label`` (n,) str: the card code (``"QH"``), ``"card"``, ``"back"``, ``"hand"`` or
     ``"empty"``; ``confidence`` (n,) float32 in [0, 1]; ``image_index`` (n,) int: which image
-    of a batch the row belongs to (0 for a single image).
+    of a batch the row belongs to (0 for a single image); ``runner_up`` (n,) int: the identity
+    (0-51) read next most surely for an identified card, else -1, and
+    ``runner_up_confidence`` (n,) float32 its confidence (0 when none): what the referee falls
+    back on when the game shows the first reading impossible (a card already face up elsewhere).
     """
 
     xyxy: np.ndarray
@@ -85,12 +88,14 @@ class Detections:
     class_id: np.ndarray
     label: np.ndarray
     image_index: np.ndarray
+    runner_up: np.ndarray
+    runner_up_confidence: np.ndarray
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
         if self.xyxy.shape != (n, 4):
             raise ValueError(f"xyxy must be (n, 4), got {self.xyxy.shape}")
-        for name in ("confidence", "class_id", "label", "image_index"):
+        for name in ("confidence", "class_id", "label", "image_index", "runner_up", "runner_up_confidence"):
             arr = getattr(self, name)
             if arr.shape != (n,):
                 raise ValueError(f"{name} must be ({n},), got {arr.shape}")
@@ -102,22 +107,31 @@ class Detections:
             raise ValueError("confidence must lie in [0, 1]")
         if n and (np.any(self.class_id < EMPTY) or np.any(self.class_id >= len(CLASSES))):
             raise ValueError(f"class_id must lie in [{EMPTY}, {len(CLASSES) - 1}]")
+        if n and (np.any(self.runner_up < -1) or np.any(self.runner_up >= len(CODES))):
+            raise ValueError(f"runner_up must lie in [-1, {len(CODES) - 1}]")
 
     @classmethod
     def empty(cls) -> Detections:
         return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64),
-                   np.zeros(0, dtype="<U5"), np.zeros(0, np.int64))
+                   np.zeros(0, dtype="<U5"), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                   np.zeros(0, np.float32))
 
     @classmethod
     def build(cls, xyxy: Sequence[Sequence[float]] | np.ndarray, confidence: Sequence[float] | np.ndarray,
-              class_id: Sequence[int] | np.ndarray, image_index: Sequence[int] | np.ndarray | None = None
-              ) -> Detections:
-        """Detections from plain sequences; labels follow from the class ids."""
+              class_id: Sequence[int] | np.ndarray, image_index: Sequence[int] | np.ndarray | None = None,
+              runner_up: Sequence[int] | np.ndarray | None = None,
+              runner_up_confidence: Sequence[float] | np.ndarray | None = None) -> Detections:
+        """Detections from plain sequences; labels follow from the class ids (no runner-up
+        identities unless given)."""
         ids = np.asarray(class_id, np.int64).reshape(-1)
         boxes = np.asarray(xyxy, np.float32).reshape(-1, 4)
         idx = np.zeros(len(ids), np.int64) if image_index is None else np.asarray(image_index, np.int64)
         labels = np.array([_label_of(int(c)) for c in ids], dtype="<U5")
-        return cls(boxes, np.asarray(confidence, np.float32).reshape(-1), ids, labels, idx)
+        second = np.full(len(ids), -1, np.int64) if runner_up is None else np.asarray(runner_up, np.int64)
+        second_conf = (np.zeros(len(ids), np.float32) if runner_up_confidence is None
+                       else np.asarray(runner_up_confidence, np.float32))
+        return cls(boxes, np.asarray(confidence, np.float32).reshape(-1), ids, labels, idx, second,
+                   second_conf)
 
     def __len__(self) -> int:
         return len(self.xyxy)
@@ -127,7 +141,7 @@ class Detections:
         if isinstance(key, int | np.integer):
             key = np.array([key])
         return Detections(self.xyxy[key], self.confidence[key], self.class_id[key], self.label[key],
-                          self.image_index[key])
+                          self.image_index[key], self.runner_up[key], self.runner_up_confidence[key])
 
     @property
     def is_card(self) -> np.ndarray:
@@ -403,11 +417,19 @@ class Recognizer:
 
     def classify_indices(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Identity (0-51) and probability of each corner-index crop (:func:`index_crop`)."""
-        if not crops:
-            return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        probs = self._run(self.index_session, to_blob(crops), len(CODES))
+        probs = self.index_probabilities(crops)
         best = probs.argmax(1)
-        return self.index_codes[best], probs[np.arange(len(best)), best].astype(np.float32).clip(0, 1)
+        return best, probs[np.arange(len(best)), best]
+
+    def index_probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """(n, 52) float32: each corner-index crop's probability of each identity (columns in
+        :data:`CODES` order)."""
+        if not crops:
+            return np.zeros((0, len(CODES)), np.float32)
+        raw = self._run(self.index_session, to_blob(crops), len(CODES))
+        probs = np.zeros_like(raw, dtype=np.float32)
+        probs[:, self.index_codes] = raw
+        return probs.clip(0, 1)
 
     def detect(self, image: np.ndarray) -> Detections:
         """Every card (and hand) in one BGR image; boxes in the image's pixels."""
@@ -506,25 +528,32 @@ class Recognizer:
                 tops.append((np.array([0, 0, images[k].shape[1], images[k].shape[0]], np.float32),
                              1.0 - self.conf, -1, index))
             reads.extend(index_crop(images[k], xyxy[i], self.index_size) for i in tops[-1][3])
-        codes, probs = self.classify_indices(reads)
-        boxes, confs, ids, start = [], [], [], 0
+        probs = self.index_probabilities(reads)
+        boxes, confs, ids, seconds, second_confs, start = [], [], [], [], [], 0
         as_output = {DET_CARD: CARD, DET_BACK: BACK, -1: EMPTY}
         for k, (box, score, det_cls, index) in enumerate(tops):
             n = len(index)
-            cid, conf = as_output.get(det_cls, CARD), score
+            cid, conf, second, second_conf = as_output.get(det_cls, CARD), score, -1, 0.0
             if n:
                 xyxy, scores, _ = located[k]
-                best = int(np.argmax(scores[index] * probs[start:start + n]))
-                cid = int(codes[start + best])
+                # each identity's support: its surest index (the index found x read as it)
+                support = scores[index, None] * probs[start:start + n]
+                per_code = support.max(0)
+                cid, second = (int(c) for c in np.argsort(per_code)[::-1][:2])
+                best, other = int(support[:, cid].argmax()), int(support[:, second].argmax())
                 if det_cls == DET_INDEX:  # a lone index: its own box
                     box = xyxy[index[best]]
-                found = score if det_cls == DET_CARD else float(scores[index[best]])
-                conf = found * float(probs[start + best])
+                found = [score if det_cls == DET_CARD else float(scores[index[r]]) for r in (best, other)]
+                conf = found[0] * float(probs[start + best, cid])
+                second_conf = found[1] * float(probs[start + other, second])
             start += n
             boxes.append(box)
             confs.append(min(max(conf, 0.0), 1.0))
             ids.append(cid)
-        return Detections.build(np.array(boxes, np.float32), confs, ids, np.arange(len(tops)))
+            seconds.append(second)
+            second_confs.append(min(max(second_conf, 0.0), 1.0))
+        return Detections.build(np.array(boxes, np.float32), confs, ids, np.arange(len(tops)), seconds,
+                                second_confs)
 
 
 def _bgr(image: np.ndarray) -> np.ndarray:
@@ -545,7 +574,9 @@ def concat(parts: Sequence[Detections]) -> Detections:
                       np.concatenate([p.confidence for p in parts]),
                       np.concatenate([p.class_id for p in parts]),
                       np.concatenate([p.label for p in parts]).astype("<U5"),
-                      np.concatenate([p.image_index for p in parts]))
+                      np.concatenate([p.image_index for p in parts]),
+                      np.concatenate([p.runner_up for p in parts]),
+                      np.concatenate([p.runner_up_confidence for p in parts]))
 
 
 def read_image(path: str | Path) -> np.ndarray:

@@ -539,6 +539,21 @@ def test_a_card_read_in_a_still_slot_is_not_the_source_of_a_pile_card(layout: Ma
     assert [type(e) for e in events] == [SpitTurn]
 
 
+def test_a_renamed_card_is_followed_under_its_new_name(layout: MatLayout) -> None:
+    # the referee says A's slot 1 holds 3D, not the 4D it was read as
+    table = Table(layout)
+    table.obs.rename("A.stock1", "4D", "3D")
+    assert table.obs.state.tops["A.stock1"] == "3D"
+    assert table.frame_with({"A.stock1": "back"}) == []  # it left
+    events = table.frame_with({"pile1": "3D"}, hands=(hand(Player.A, "pile1"),))
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 1, "3D")]
+    # a pile's top, renamed, is what a take-back finds beneath
+    table.obs.rename("pile1", "3D", "6D")
+    assert table.obs.state.piles[1][-1].card == "6D" and table.obs.state.tops["pile1"] == "6D"
+    table.obs.rename("pile1", "KS", "QS")  # not there: nothing changes
+    assert [e.card for e in table.obs.state.piles[1]] == ["5D", "6D"]
+
+
 def test_a_card_read_again_in_its_slot_had_not_left(layout: MatLayout) -> None:
     table = Table(layout)
     assert table.frame_with({"B.stock4": "empty"}) == []  # misread: the arm's shadow

@@ -122,6 +122,30 @@ def test_recognize_zones_gives_one_row_per_crop(tmp_path: Path) -> None:
     assert len(Recognizer(back, threads=1).recognize_zones([])) == 0
 
 
+def test_a_zone_s_runner_up_is_the_identity_read_next_most_surely(tmp_path: Path) -> None:
+    # a card with both corner indices found: the surer one is bright (QH), the other dark (7C)
+    two = build_card_model(tmp_path / "two.onnx", [(DET_CARD, 80, 80, 70, 100, 0.9),
+                                                   (DET_INDEX, 55, 45, 14, 20, 0.95),
+                                                   (DET_INDEX, 105, 115, 14, 20, 0.6)], imgsz=160)
+    crop = _lit(np.zeros((264, 189, 3), np.uint8), [43, 58, 66, 91])
+    row = Recognizer(two, threads=1).recognize_zones([crop])
+    assert row.label.tolist() == ["QH"] and row.runner_up.tolist() == [SEVEN_C]
+    # each: the whole card found (0.9) x its index's reading (both sure)
+    assert row.confidence[0] == pytest.approx(0.9, abs=0.01)
+    assert row.runner_up_confidence[0] == pytest.approx(0.9, abs=0.01)
+    # one index: the runner-up is that crop's second class, read hardly at all
+    one = build_card_model(tmp_path / "one.onnx",
+                           [(DET_CARD, 80, 80, 70, 100, 0.9), (DET_INDEX, 55, 45, 14, 20, 0.95)], imgsz=160)
+    row = Recognizer(one, threads=1).recognize_zones([crop])
+    assert row.label.tolist() == ["QH"] and row.runner_up[0] not in (-1, QH)
+    assert row.runner_up_confidence[0] < 0.05
+    # no identity, no runner-up
+    back = build_card_model(tmp_path / "back.onnx", [(DET_BACK, 80, 80, 70, 100, 0.7)], imgsz=160)
+    row = Recognizer(back, threads=1).recognize_zones([crop])
+    assert row.label.tolist() == ["back"] and row.runner_up.tolist() == [-1]
+    assert row.runner_up_confidence.tolist() == [0.0]
+
+
 def test_a_fixed_size_model_is_run_at_its_own_size(tmp_path: Path) -> None:
     fixed = Recognizer(build_card_model(tmp_path / "fixed.onnx", SCENE, imgsz=320, fixed=True), threads=1)
     assert fixed.fixed_input and fixed.imgsz == (320, 320)
@@ -181,10 +205,13 @@ def test_decode_rejects_an_output_of_the_wrong_shape() -> None:
     ({"xyxy": np.array([[0, 0, 1, np.nan], [0, 0, 1, 1]], np.float32)}, "NaN"),
     ({"class_id": np.array([0, 99])}, "class_id must lie"),
     ({"label": np.array(["QH"])}, "label must be"),
+    ({"runner_up": np.array([0, 52])}, "runner_up must lie"),
+    ({"runner_up_confidence": np.array([0.5], np.float32)}, "runner_up_confidence must be"),
 ])
 def test_detections_are_checked_when_built(change: dict[str, np.ndarray], error: str) -> None:
     good = Detections.build([[0, 0, 10, 10], [5, 5, 20, 20]], [0.9, 0.4], [QH, BACK])
-    fields = {k: getattr(good, k) for k in ("xyxy", "confidence", "class_id", "label", "image_index")}
+    fields = {k: getattr(good, k) for k in ("xyxy", "confidence", "class_id", "label", "image_index",
+                                            "runner_up", "runner_up_confidence")}
     with pytest.raises(ValueError, match=error):
         Detections(**(fields | change))
 
