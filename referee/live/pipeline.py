@@ -36,7 +36,6 @@ from referee.events import (
     GameStart,
     Move,
     Outcome,
-    Play,
     Record,
     TableEvent,
     TakeBack,
@@ -119,13 +118,13 @@ class ModelReader:
 
 
 def correction_for(game: Game, ev: TableEvent, rejected: str = "") -> Correction | None:
-    """The correction a rejected turn or play calls for: the slot it turned ``ev.card`` in, or
-    played it from, shows for the engine another face-up card (read there earlier), and the
-    event is a second look at that slot's card (a play's card was read on the pile). None for
-    other events, and when the slot is outside the slots, face down or empty, or shows that
-    card (the event was rejected for another reason). Whether the newer reading is the better
-    one is the caller's call."""
-    if not isinstance(ev, Turn | Play) or not 1 <= ev.slot <= game.rules.slots:
+    """The correction a rejected turn stands for: the slot it turned ``ev.card`` in shows, for
+    the engine, another face-up card (read there earlier). None for other events, and when the
+    slot is outside the slots, face down or empty, or shows that card (the turn was rejected
+    for another reason). Whether the newer reading is the better one is the caller's call.
+    (A play is not corrected so: its card read on the pile, misread, let through plays judged
+    on the wrong card, false faults in games 5008 and 5009 with the model.)"""
+    if not isinstance(ev, Turn) or not 1 <= ev.slot <= game.rules.slots:
         return None
     was = game.sides[ev.player].stock[ev.slot - 1].top
     if was is None or was == ev.card:
@@ -318,11 +317,10 @@ class Referee:
 
     def _apply(self, ev: TableEvent, result: StepResult) -> tuple[TableEvent, Judgement] | None:
         """The engine's judgement of ``ev`` (or of the event it became), or None when it rejects
-        it. A turn or a play it rejects because, from an earlier reading, it holds another face-up
-        card in that slot is a correction of that reading when the event's card was read more
-        surely than it (:func:`correction_for`): the later, surer look at the same card wins. The
-        correction stands for a turn; a play is judged again after it. A card the engine holds
-        face up elsewhere is a clash of two readings (:meth:`_resolve_clash`)."""
+        it. A turn it rejects because, from an earlier reading, it holds another face-up card in
+        that slot is a correction of that reading when the turn's card was read more surely than
+        it (:func:`correction_for`): the later, surer look at the same slot wins. A card the engine
+        holds face up elsewhere is a clash of two readings (:meth:`_resolve_clash`)."""
         try:
             return ev, self.game.apply(ev)
         except InconsistentEvent as exc:
@@ -342,12 +340,7 @@ class Referee:
                     log.info("frame %s: %s (read at %.2f, before at %.2f)", ev.frame, fixed.verdict.message,
                              new, old)
                     self._record(correction, fixed, result)
-                    if isinstance(ev, Turn):
-                        return None
-                    try:
-                        return ev, self.game.apply(ev)
-                    except InconsistentEvent as exc:
-                        rejected = exc
+                    return None
         log.warning("frame %s: %s", ev.frame, rejected)
         result.rejected.append(rejected)
         self.rejected.append(rejected)
