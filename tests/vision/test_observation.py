@@ -120,6 +120,29 @@ def test_a_take_back_uncovers_the_card_beneath(layout: MatLayout) -> None:
     assert table.frame_with({"A.stock2": "KD"}) == []  # back in its slot: no turn
 
 
+def test_a_take_back_needs_a_sure_reading(layout: MatLayout) -> None:
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    # the pile read as the card beneath, not surely enough: no take-back, the top stays KD
+    assert table.frame_with({"pile1": "5D"}, confidence=0.6) == []
+    assert table.obs.state.tops["pile1"] == "KD" and [p.card for p in table.obs.state.piles[1]] == ["5D", "KD"]
+    events = table.frame_with({"pile1": "5D"}, confidence=0.8)  # read again, surely
+    assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
+    # from under a later card: a slot read unsurely as the card beneath turned it (the engine
+    # finds that card on the pile: a clash of readings), and so does another player's slot
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    table.frame_with({"B.stock1": "empty"})
+    table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))
+    events = table.frame_with({"A.stock2": "KD"}, confidence=0.6)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "KD")]
+    table.frame_with({"B.stock2": "back"})
+    events = table.frame_with({"B.stock2": "5D"})  # A's spit card 5D, read in B's slot
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(Turn, Player.B, "5D")]
+
+
 def test_a_take_back_is_not_put_before_the_hand_came(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock2": "back"})
