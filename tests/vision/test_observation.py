@@ -126,7 +126,8 @@ def test_a_take_back_needs_a_sure_reading(layout: MatLayout) -> None:
     table.frame_with({"pile1": "KD"})
     # the pile read as the card beneath, not surely enough: no take-back, the top stays KD
     assert table.frame_with({"pile1": "5D"}, confidence=0.6) == []
-    assert table.obs.state.tops["pile1"] == "KD" and [p.card for p in table.obs.state.piles[1]] == ["5D", "KD"]
+    assert table.obs.state.tops["pile1"] == "KD"
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "KD"]
     events = table.frame_with({"pile1": "5D"}, confidence=0.8)  # read again, surely
     assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
     # from under a later card: a slot read unsurely as the card beneath turned it (the engine
