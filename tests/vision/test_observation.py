@@ -120,6 +120,16 @@ def test_a_take_back_uncovers_the_card_beneath(layout: MatLayout) -> None:
     assert table.frame_with({"A.stock2": "KD"}) == []  # back in its slot: no turn
 
 
+def king_under_ten(layout: MatLayout) -> Table:
+    """A's KD from slot 2 on pile 1's five (illegal, to be taken back), B's 10C from slot 1 on it."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    table.frame_with({"B.stock1": "empty"})
+    table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))
+    return table
+
+
 def test_a_take_back_needs_a_sure_reading(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock2": "back"})
@@ -132,11 +142,7 @@ def test_a_take_back_needs_a_sure_reading(layout: MatLayout) -> None:
     assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
     # from under a later card: a slot read unsurely as the card beneath turned it (the engine
     # finds that card on the pile: a clash of readings), and so does another player's slot
-    table = Table(layout)
-    table.frame_with({"A.stock2": "back"})
-    table.frame_with({"pile1": "KD"})
-    table.frame_with({"B.stock1": "empty"})
-    table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))
+    table = king_under_ten(layout)
     events = table.frame_with({"A.stock2": "KD"}, confidence=0.6)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "KD")]
     table.frame_with({"B.stock2": "back"})
@@ -155,11 +161,7 @@ def test_a_take_back_is_not_put_before_the_hand_came(layout: MatLayout) -> None:
 
 
 def test_a_card_taken_back_from_under_a_later_card(layout: MatLayout) -> None:
-    table = Table(layout)
-    table.frame_with({"A.stock2": "back"})
-    table.frame_with({"pile1": "KD"})  # A's king on the five: illegal, to be taken back
-    table.frame_with({"B.stock1": "empty"})
-    table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))  # B's ten on top of it
+    table = king_under_ten(layout)
     # the king is taken from under the ten: the pile's top stays, the king is back in its slot
     events = table.frame_with({"A.stock2": "KD"}, busy_frames=9)
     assert [(type(e), e.player, e.pile, str(e.card)) for e in events] == [(TakeBack, Player.A, 1, "KD")]
@@ -171,11 +173,7 @@ def test_a_card_taken_back_from_under_a_later_card(layout: MatLayout) -> None:
 
 
 def test_two_cards_taken_back_while_the_hands_stayed_on_the_pile(layout: MatLayout) -> None:
-    table = Table(layout)
-    table.frame_with({"A.stock2": "back"})
-    table.frame_with({"pile1": "KD"})
-    table.frame_with({"B.stock1": "empty"})
-    table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))
+    table = king_under_ten(layout)
     # both are taken back in one busy spell: the pile settles showing the five again
     events = table.frame_with({"pile1": "5D"}, busy_frames=20)
     assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.B, "10C"),
