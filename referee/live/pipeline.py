@@ -329,12 +329,6 @@ class Referee:
         if clash is not None:
             return clash
         correction = correction_for(self.game, ev, rejected.message)
-        if correction is not None and self.observer.in_flight(correction.player, correction.slot,
-                                                              str(correction.was)):
-            # the slot's card left and is not yet explained: the engine holds it there until it
-            # lands, so the turn beneath it is refused, not a correction (game 5003 with the model:
-            # a back read as 8D just after 6D left made 6D's play impossible)
-            correction = None
         if correction is not None:
             old, new = self._read_confidence_of(correction.was, ev.player), _read_confidence(ev)
             if new > old:

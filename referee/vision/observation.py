@@ -776,12 +776,6 @@ class Observer:
                         self._slaps[(int(number), hand.player)] = _HandSeen(0.0, lingering=True)
         self.round_over = over
 
-    def in_flight(self, player: Player, slot: int, card: str) -> bool:
-        """Whether ``card`` left ``player``'s slot and has not yet been explained (it is on its
-        way to a pile or another slot, as far as the observer knows)."""
-        return any(d.card == card and not d.used and d.player is player and d.slot == slot
-                   for d in self._departures)
-
     def rename(self, zone: str, old: str, new: str) -> None:
         """The referee's word that the card believed to be ``old`` in ``zone`` (a stock slot or
         a spit pile) is ``new``: ``old`` was read there, but the game holds it face up elsewhere,

@@ -561,15 +561,6 @@ def test_a_card_read_in_a_still_slot_is_not_the_source_of_a_pile_card(layout: Ma
     assert [type(e) for e in events] == [SpitTurn]
 
 
-def test_a_card_is_in_flight_from_its_slot_until_it_lands(layout: MatLayout) -> None:
-    table = Table(layout)
-    assert not table.obs.in_flight(Player.A, 1, "4D")
-    assert table.frame_with({"A.stock1": "back"}) == []  # it left
-    assert table.obs.in_flight(Player.A, 1, "4D") and not table.obs.in_flight(Player.A, 2, "4D")
-    table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))
-    assert not table.obs.in_flight(Player.A, 1, "4D")
-
-
 def test_a_renamed_card_is_followed_under_its_new_name(layout: MatLayout) -> None:
     # the referee says A's slot 1 holds 3D, not the 4D it was read as
     table = Table(layout)
