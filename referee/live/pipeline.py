@@ -49,6 +49,7 @@ from referee.rules import Game, InconsistentEvent, RuleSet
 from referee.rules.game import Judgement, Phase
 from referee.vision.calibration import Calibration
 from referee.vision.drift import DriftMonitor, DriftState, DriftStatus
+from referee.vision.mat import ZoneKind
 from referee.vision.observation import Observer, ZoneReading
 from referee.vision.recognize import CODES
 from referee.vision.tracking import TrackedFrame, ZoneTracker
@@ -386,11 +387,11 @@ class Referee:
                 self.observer.rename(zone, str(card), second)
             log.info("frame %s: %s; the runner-up %s stands", ev.frame, why, alt)
             return renamed, judgement
-        slot = int(place.rsplit("stock", 1)[1]) if ".stock" in place else 0
-        if not 1 <= slot <= self.rules.slots:
+        zone = next((z for z in self.calibration.layout.zones if z.id == place), None)
+        if zone is None or zone.kind is not ZoneKind.STOCK or zone.owner is None or zone.number is None:
             return None  # only a stock slot's reading can be corrected
-        fix = Correction(t=ev.t, frame=ev.frame, player=Player(place.split(".")[0]), slot=slot, card=alt,
-                         was=card, evidence={**(holder.evidence or {}), **swapped, "corrects": "clash"})
+        fix = Correction(t=ev.t, frame=ev.frame, player=zone.owner, slot=zone.number, card=alt, was=card,
+                         evidence={**(holder.evidence or {}), **swapped, "corrects": "clash"})
         try:
             fixed = self.game.apply(fix)
         except InconsistentEvent as exc:
