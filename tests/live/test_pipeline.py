@@ -172,19 +172,17 @@ def test_what_no_correction_explains_stays_rejected() -> None:
     assert correction_for(referee.game, outside) is None
 
 
-def spat(*events: TableEvent) -> Referee:
-    """:func:`judged` after a slot read as KS (at 0.6) and both spit cards (QD on pile 1)."""
-    spits = [SpitTurn(t=2.0, player=Player.A, pile=1, card=Card.parse("QD")),
-             SpitTurn(t=2.0, player=Player.B, pile=2, card=Card.parse("3H"))]
-    return judged(turn(1.0, 1, "KS", 0.6), *spits, *events)
-
-
 def second(read_as: float, runner_up: str, runner_up_at: float) -> dict[str, object]:
     return {"read_confidence": read_as, "runner_up": runner_up, "runner_up_confidence": runner_up_at}
 
 
-def spit(player: Player, pile: int, card: str, evidence: dict[str, object]) -> SpitTurn:
+def spit(player: Player, pile: int, card: str, evidence: dict[str, object] | None = None) -> SpitTurn:
     return SpitTurn(t=2.0, player=player, pile=pile, card=Card.parse(card), evidence=evidence)
+
+
+def spat(*events: TableEvent) -> Referee:
+    """:func:`judged` after a slot read as KS (at 0.6) and both spit cards (QD on pile 1)."""
+    return judged(turn(1.0, 1, "KS", 0.6), spit(Player.A, 1, "QD"), spit(Player.B, 2, "3H"), *events)
 
 
 def test_a_card_read_where_the_engine_holds_it_elsewhere_takes_the_less_sure_reading_s_runner_up() -> None:
