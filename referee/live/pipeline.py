@@ -36,6 +36,7 @@ from referee.events import (
     GameStart,
     Move,
     Outcome,
+    Play,
     Record,
     TableEvent,
     TakeBack,
@@ -83,6 +84,9 @@ class ZoneReader(Protocol):
 #: on it at once (on the classifier's validation crops, its identities at probability >= 0.5
 #: were right 91 % of the time, at >= 0.9 99.7 %).
 MIN_IDENTITY_CONFIDENCE = 0.5
+#: A play off in rank is called only when its card was read at least this surely, in its slot
+#: or on the pile, or its runner-up identity would not fit either (Referee._doubtful_rank)
+DOUBTFUL_RANK = 0.93
 #: labels that are not a card's identity
 NOT_IDENTITIES = frozenset({"back", "empty", "card", "hand"})
 
@@ -316,12 +320,48 @@ class Referee:
             return
         self._record(judged[0], judged[1], result, quiet, item)
 
+    def _doubtful_rank(self, ev: TableEvent, result: StepResult) -> TableEvent:
+        """A play the engine would find off in rank, whose card was read less surely than
+        ``DOUBTFUL_RANK`` both in its slot and on the pile, while its runner-up fits the pile
+        (and is nowhere the engine knows): the slot is corrected to the runner-up (a ``correct``
+        record) and the play becomes it. A fault resting on a likely misread is not called."""
+        if not isinstance(ev, Play) or self.game.phase is not Phase.PLAYING:
+            return ev
+        stock = self.game.sides[ev.player].stock
+        top = self.game.piles[ev.pile].top if ev.pile in self.game.piles else None
+        if not 1 <= ev.slot <= len(stock) or stock[ev.slot - 1].top != ev.card or top is None \
+                or self.game.fits(ev.card, top):
+            return ev
+        second = (ev.evidence or {}).get("runner_up")
+        if not isinstance(second, str) \
+                or max(_read_confidence(ev), self._read_confidence_of(ev.card, ev.player)) >= DOUBTFUL_RANK:
+            return ev
+        alt = Card.parse(second)
+        if not self.game.fits(alt, top) or alt in self.game.known_cards():
+            return ev
+        why = f"{ev.card} would not fit {top}; read at {_read_confidence(ev):.2f}, its runner-up {alt} fits"
+        swapped = {"read": second, "read_confidence": (ev.evidence or {}).get("runner_up_confidence", 0.0),
+                   "runner_up": str(ev.card), "runner_up_confidence": _read_confidence(ev), "doubt": why}
+        fix = Correction(t=ev.t, frame=ev.frame, player=ev.player, slot=ev.slot, card=alt, was=ev.card,
+                         evidence={**(ev.evidence or {}), **swapped, "corrects": "doubtful rank"})
+        try:
+            fixed = self.game.apply(fix)
+        except InconsistentEvent:
+            return ev
+        self._record(fix, fixed, result)
+        zone = (ev.evidence or {}).get("zone")
+        if isinstance(zone, str):
+            self.observer.rename(zone, str(ev.card), second)
+        log.info("frame %s: %s", ev.frame, why)
+        return replace(ev, card=alt, evidence={**(ev.evidence or {}), **swapped})
+
     def _apply(self, ev: TableEvent, result: StepResult) -> tuple[TableEvent, Judgement] | None:
         """The engine's judgement of ``ev`` (or of the event it became), or None when it rejects
         it. A turn it rejects because, from an earlier reading, it holds another face-up card in
         that slot is a correction of that reading when the turn's card was read more surely than
         it (:func:`correction_for`): the later, surer look at the same slot wins. A card the engine
         holds face up elsewhere is a clash of two readings (:meth:`_resolve_clash`)."""
+        ev = self._doubtful_rank(ev, result)
         try:
             return ev, self.game.apply(ev)
         except InconsistentEvent as exc:

@@ -214,6 +214,32 @@ def test_a_clash_stays_rejected_when_the_runner_up_is_unknown_or_impossible() ->
     assert len(referee.rejected) == 1 and referee.game.piles[2].top is None
 
 
+def off_in_rank(read_as: float, runner_up: str) -> Referee:
+    """A's 7H, read so in its slot (at 0.6) and on pile 1 (``read_as``, then ``runner_up``),
+    played onto the spit card 5D."""
+    slot = Turn(t=1.0, player=Player.A, slot=1, card=Card.parse("7H"), evidence=second(0.6, "6H", 0.3))
+    play = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("7H"),
+                evidence={**second(read_as, runner_up, 0.2), "zone": "pile1"})
+    return judged(slot, spit(Player.A, 1, "5D"), spit(Player.B, 2, "3H"), play)
+
+
+def test_a_play_off_in_rank_on_a_doubtful_reading_is_its_fitting_runner_up() -> None:
+    referee = off_in_rank(0.8, "6H")
+    [fix] = [r for r in referee.records if isinstance(r, Correction)]
+    assert (str(fix.card), str(fix.was), fix.evidence["corrects"]) == ("6H", "7H", "doubtful rank")
+    [play] = [r for r in referee.records if isinstance(r, Play)]
+    assert str(play.card) == "6H" and play.evidence["runner_up"] == "7H" and "fits" in play.evidence["doubt"]
+    assert not any(isinstance(r, Verdict) and r.code for r in referee.records)
+    assert str(referee.game.piles[1].top) == "6H"
+
+
+def test_a_play_off_in_rank_read_surely_or_with_no_fitting_runner_up_is_a_fault() -> None:
+    for read_as, runner_up in ((0.95, "6H"), (0.8, "9H")):
+        referee = off_in_rank(read_as, runner_up)
+        assert not any(isinstance(r, Correction) for r in referee.records)
+        assert [r.code for r in referee.records if isinstance(r, Verdict) and r.code] == ["F_ILLEGAL_RANK"]
+
+
 def test_a_play_the_engine_rejects_corrects_nothing() -> None:
     # the slot's JC misread as KS, read surely on the pile: the pile's reading may be the wrong
     # one, and a play judged on a wrong card is a false fault, so the play stays refused
