@@ -138,6 +138,16 @@ def correction_for(game: Game, ev: TableEvent, rejected: str = "") -> Correction
                       evidence={**(ev.evidence or {}), "corrects": ev.kind, "rejected": rejected})
 
 
+def _runner_up_stands(ev: TableEvent, **note: str) -> dict[str, object]:
+    """Evidence entries for ``ev``'s card taken as its reading's runner-up: the runner-up
+    becomes the reading, the first reading the runner-up, and ``note`` says why."""
+    evidence = ev.evidence or {}
+    return {"read": evidence.get("runner_up"),
+            "read_confidence": round(float(evidence.get("runner_up_confidence", 0.0)), 3),
+            "runner_up": str(getattr(ev, "card", "")), "runner_up_confidence": round(_read_confidence(ev), 3),
+            **note}
+
+
 def _read_confidence(ev: TableEvent) -> float:
     """The confidence of the reading an event of vision rests on (1 for events of a log)."""
     value = (ev.evidence or {}).get("read_confidence")
@@ -340,18 +350,12 @@ class Referee:
         if not self.game.fits(alt, top) or alt in self.game.known_cards():
             return ev
         why = f"{ev.card} would not fit {top}; read at {_read_confidence(ev):.2f}, its runner-up {alt} fits"
-        swapped = {"read": second, "read_confidence": (ev.evidence or {}).get("runner_up_confidence", 0.0),
-                   "runner_up": str(ev.card), "runner_up_confidence": _read_confidence(ev), "doubt": why}
-        fix = Correction(t=ev.t, frame=ev.frame, player=ev.player, slot=ev.slot, card=alt, was=ev.card,
-                         evidence={**(ev.evidence or {}), **swapped, "corrects": "doubtful rank"})
-        try:
-            fixed = self.game.apply(fix)
-        except InconsistentEvent:
+        swapped = _runner_up_stands(ev, doubt=why)
+        # the card lies on the pile now: the observer renames it there
+        evidence = {**(ev.evidence or {}), **swapped, "corrects": "doubtful rank"}
+        pile_zone = evidence.get("zone")
+        if not self._correct_to_runner_up(ev, ev.player, ev.slot, ev.card, alt, pile_zone, evidence, result):
             return ev
-        self._record(fix, fixed, result)
-        zone = (ev.evidence or {}).get("zone")
-        if isinstance(zone, str):
-            self.observer.rename(zone, str(ev.card), second)
         log.info("frame %s: %s", ev.frame, why)
         return replace(ev, card=alt, evidence={**(ev.evidence or {}), **swapped})
 
@@ -411,40 +415,49 @@ class Referee:
         alt = Card.parse(second)
         if alt in self.game.known_cards():
             return None
-        second_conf = float((loser.evidence or {}).get("runner_up_confidence", 0.0))
         why = f"{card} read here, and face up at {place} (read at {mine:.2f} and {theirs:.2f})"
-        swapped = {"read": second, "read_confidence": round(second_conf, 3), "runner_up": str(card),
-                   "runner_up_confidence": round(_read_confidence(loser), 3), "clash": why}
+        swapped = _runner_up_stands(loser, clash=why)
         if loser is ev:
-            zone = (ev.evidence or {}).get("zone")
+            read_zone = (ev.evidence or {}).get("zone")
             renamed = replace(ev, card=alt, evidence={**(ev.evidence or {}), **swapped})  # type: ignore[call-arg]
             try:
                 judgement = self.game.apply(renamed)
             except InconsistentEvent as exc:
                 log.info("frame %s: %s as %s: %s", ev.frame, ev.kind, alt, exc)
                 return None
-            if isinstance(zone, str):
-                self.observer.rename(zone, str(card), second)
+            if isinstance(read_zone, str):
+                self.observer.rename(read_zone, str(card), second)
             log.info("frame %s: %s; the runner-up %s stands", ev.frame, why, alt)
             return renamed, judgement
-        zone = next((z for z in self.calibration.layout.zones if z.id == place), None)
-        if zone is None or zone.kind is not ZoneKind.STOCK or zone.owner is None or zone.number is None:
+        slot = next((z for z in self.calibration.layout.zones if z.id == place), None)
+        if slot is None or slot.kind is not ZoneKind.STOCK or slot.owner is None or slot.number is None:
             return None  # only a stock slot's reading can be corrected
-        fix = Correction(t=ev.t, frame=ev.frame, player=zone.owner, slot=zone.number, card=alt, was=card,
-                         evidence={**(holder.evidence or {}), **swapped, "corrects": "clash"})
-        try:
-            fixed = self.game.apply(fix)
-        except InconsistentEvent as exc:
-            log.info("frame %s: %s", ev.frame, exc)
+        evidence = {**(holder.evidence or {}), **swapped, "corrects": "clash"}
+        if not self._correct_to_runner_up(ev, slot.owner, slot.number, card, alt, place, evidence, result):
             return None
-        self._record(fix, fixed, result)
-        self.observer.rename(place, str(card), second)
         log.info("frame %s: %s; %s holds the runner-up %s", ev.frame, why, place, alt)
         try:
             return ev, self.game.apply(ev)
         except InconsistentEvent as exc:
             log.info("frame %s: %s", ev.frame, exc)
             return None
+
+    def _correct_to_runner_up(self, ev: TableEvent, player: Player, slot: int, was: Card, alt: Card,
+                              zone: object, evidence: dict[str, object], result: StepResult) -> bool:
+        """Correct ``player``'s ``slot`` from ``was`` to ``alt`` (a ``correct`` record at ``ev``'s
+        time) and tell the observer the card in ``zone`` is ``alt``; False when the engine
+        refuses the correction."""
+        fix = Correction(t=ev.t, frame=ev.frame, player=player, slot=slot, card=alt, was=was,
+                         evidence=evidence)
+        try:
+            fixed = self.game.apply(fix)
+        except InconsistentEvent as exc:
+            log.info("frame %s: %s", ev.frame, exc)
+            return False
+        self._record(fix, fixed, result)
+        if isinstance(zone, str):
+            self.observer.rename(zone, str(was), str(alt))
+        return True
 
     def _read_confidence_of(self, card: Card, player: Player) -> float:
         """How surely the card the engine holds face up in one of ``player``'s slots was
