@@ -79,6 +79,10 @@ class DataConfig:
     index_visible: float = 0.6
     tile: int = 0  # > 0: train on square tiles of this side cut from each frame at full scale
     tiles_per_image: int = 2
+    #: < 1: each index crop for the classifier is cut from the frame as a camera with fewer
+    #: pixels per mm would see it, at a fraction drawn from [index_min_scale, 1] (see
+    #: :func:`index_crops`); 1 keeps every crop at the render's own resolution
+    index_min_scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -205,6 +209,7 @@ def parse_config(raw: object, where: str = "config") -> TrainConfig:
         (cfg.data.tile == 0 or 64 <= cfg.data.tile <= min(cfg.data.size), "data.tile",
          "must be 0 (whole frames) or a side between 64 and the frame's short side"),
         (cfg.data.tiles_per_image >= 1, "data.tiles_per_image", "must be >= 1"),
+        (0.25 <= cfg.data.index_min_scale <= 1, "data.index_min_scale", "must lie in [0.25, 1]"),
         (cfg.model.arch.endswith(".yaml"), "model.arch",
          "must be a model definition (yolo11n.yaml): .pt names download pretrained weights"),
         (cfg.model.imgsz >= 64 and cfg.model.imgsz % 32 == 0, "model.imgsz",
@@ -357,9 +362,15 @@ CROP_JITTER = 0.08
 
 
 def index_crops(image: np.ndarray, cards: list[CardLabel], size: tuple[int, int], limit: int,
-                rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:
+                rng: np.random.Generator, min_scale: float = 1.0) -> list[tuple[str, np.ndarray]]:
     """Up to ``limit`` (card code, crop) pairs of the readable corner indices of one frame,
-    chosen at random, each cut by :func:`referee.vision.recognize.index_crop` from a jittered box."""
+    chosen at random, each cut by :func:`referee.vision.recognize.index_crop` from a jittered box.
+
+    With ``min_scale`` < 1 each crop is cut from the frame as a camera with a fraction ``s`` of
+    its pixels per mm would give it to the referee (``s`` drawn from [min_scale, 1]): the frame
+    is shrunk by ``s`` (area averaging, as a sensor's pixels) and enlarged back (bilinear, as
+    the referee's rectified zone crops enlarge the camera's pixels). A 1280x720 render seen by a
+    960x540 camera is ``s`` = 0.75."""
     w, h = size
     found = [(card.code, box) for card in cards if card.code is not None for box in card.indices]
     out = []
@@ -371,8 +382,16 @@ def index_crops(image: np.ndarray, cards: list[CardLabel], size: tuple[int, int]
         half_w, half_h = bw * w * scale / 2, bh * h * scale / 2
         box = np.array([cx - half_w, cy - half_h, cx + half_w, cy + half_h], np.float32)
         assert code is not None
-        out.append((code, index_crop(image, box)))
+        seen = image if min_scale >= 1 else coarser(image, float(rng.uniform(min_scale, 1.0)))
+        out.append((code, index_crop(seen, box)))
     return out
+
+
+def coarser(image: np.ndarray, s: float) -> np.ndarray:
+    """``image`` as a camera with ``s`` times its pixels per mm sees it, at ``image``'s size."""
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 #: A box cut by a tile's edge is kept when this much of it is inside: whole cards and hands,
@@ -485,7 +504,8 @@ def _write_groups(cfg: TrainConfig, out: str, groups: range, val: set[int]
             for c, *_ in part_labels:
                 per_class[DETECTOR_CLASSES[c]] = per_class.get(DETECTOR_CLASSES[c], 0) + 1
         rng = np.random.default_rng([cfg.seed, i, 7])
-        crops = index_crops(image, cards, cfg.data.size, cfg.classifier.crops_per_frame, rng)
+        crops = index_crops(image, cards, cfg.data.size, cfg.classifier.crops_per_frame, rng,
+                            cfg.data.index_min_scale)
         for j, (code, crop) in enumerate(crops):
             _write_jpeg(root / "index" / split / code / f"{i:06d}-{j}.jpg", crop)
             per_class[f"index:{code}"] = per_class.get(f"index:{code}", 0) + 1

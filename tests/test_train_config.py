@@ -16,11 +16,13 @@ from referee.errors import InputError, MissingPrerequisite
 from referee.train import (
     INDEX_H,
     INDEX_W,
+    CardLabel,
     DataConfig,
     _deck_for,
     _import_ultralytics,
     card_labels,
     frame_labels,
+    index_crops,
     index_regions,
     load_config,
     parse_config,
@@ -34,7 +36,8 @@ from referee.vision.recognize import CODES, DET_BACK, DET_CARD, DET_HAND, DET_IN
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
-@pytest.mark.parametrize("name", ["train.yaml", "train-continue.yaml", "train-gpu.yaml", "smoke.yaml"])
+@pytest.mark.parametrize("name", ["train.yaml", "train-continue.yaml", "train-gpu.yaml", "train-coarse.yaml",
+                                  "smoke.yaml"])
 def test_the_committed_configs_load(name: str) -> None:
     cfg = load_config(MODELS / name)
     assert cfg.model.arch == "yolo11n.yaml" and cfg.data.holdout_deck == "feliksh"
@@ -53,6 +56,8 @@ def test_the_committed_configs_load(name: str) -> None:
     ({"data": {"size": [1280]}}, "data.size: bad value"),
     ({"data": {"holdout_deck": "tarot"}}, "unknown deck 'tarot'"),
     ({"data": {"val_fraction": 0.9}}, "data.val_fraction"),
+    ({"data": {"index_min_scale": 0.1}}, "data.index_min_scale: must lie in"),
+    ({"data": {"index_min_scale": 1.5}}, "data.index_min_scale: must lie in"),
     ({"data": {"colour": "red"}}, "unknown key 'colour'"),
     ({"epochs": 3}, "unknown key 'epochs'"),
     ({"eval": {"seed": 0}}, "eval.seed: must differ from seed"),
@@ -240,3 +245,28 @@ def test_rendering_in_processes_writes_the_same_files(tmp_path: Path) -> None:
             else:  # pixels may differ by a rounding between processes (OpenCV), never more
                 diff = cv2.imread(str(a)).astype(int) - cv2.imread(str(b)).astype(int)
                 assert np.abs(diff).mean() < 0.5, name
+
+
+def _sharpness(image: np.ndarray) -> float:
+    return float(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var())
+
+
+def test_index_crops_can_be_cut_as_a_coarser_camera_sees_them() -> None:
+    # a fine checkerboard where an index lies: a coarser camera blurs it, at the crop's usual size
+    image = np.full((180, 320, 3), 255, np.uint8)
+    cells = (np.indices((40, 24)).sum(0) % 2 * 255).astype(np.uint8)
+    image[40:80, 100:124] = cells[..., None]
+    card = CardLabel("7C", None, ((112 / 320, 60 / 180, 24 / 320, 40 / 180),), 1.0, np.zeros((4, 2)))
+
+    def cut(min_scale: float) -> np.ndarray:
+        (code, crop), = index_crops(image, [card], (320, 180), 1, np.random.default_rng(3), min_scale)
+        assert code == "7C" and crop.shape == (INDEX_CROP, INDEX_CROP, 3)
+        return crop
+
+    sharp = cut(1.0)
+    (_, default), = index_crops(image, [card], (320, 180), 1, np.random.default_rng(3))
+    np.testing.assert_array_equal(default, sharp)  # the default cuts as before
+    coarse = cut(0.5)
+    assert _sharpness(coarse) < 0.5 * _sharpness(sharp)
+    # the same place: the blurred board still averages to the same grey where it lay
+    assert abs(float(coarse.mean()) - float(sharp.mean())) < 10
