@@ -62,7 +62,10 @@ TAKE_BACK_CARRY_S = 0.25
 TAKE_BACK_GRAB_S = 0.06
 #: a take-back (a fault when the card was played legally) is inferred only from a card read at
 #: least this surely: on the model's 20 evaluation games 85 % of right identities were read so
-#: surely and 18 % of wrong ones; 7 false F_TAKE_BACK came from misreads at 0.4-0.67
+#: surely and 18 % of wrong ones; 7 false F_TAKE_BACK came from misreads at 0.4-0.67. A pile
+#: whose reading names its top as the runner-up, this surely too, keeps its top (stop 22: two
+#: false F_TAKE_BACK in games 5017 and 5018, read at 0.80-0.86 with the top at 0.85-0.87; the
+#: true take-backs' runner-ups were other cards, or the top below 0.01)
 TAKE_BACK_CONFIDENCE = 0.75
 #: a card found underneath another touched the pile about this long after it left its slot
 #: (the median carry of the 187 plays in the 20 evaluation games; 0.33-0.58 s for 80 %)
@@ -977,9 +980,12 @@ class Observer:
         # a take-back: the card now on top lay beneath the one that left, or beneath the two
         # that left (both taken back while hands never left the pile)
         depth = _taken_back(pile, old, new)
-        if depth is not None and reading.confidence < TAKE_BACK_CONFIDENCE:
-            log.info("frame %d: %s read as %s (%.2f), beneath its top: not sure enough for a take-back",
-                     change.frame, change.zone, new, reading.confidence)
+        top_read_too = reading.runner_up == old and reading.runner_up_confidence >= TAKE_BACK_CONFIDENCE
+        if depth is not None and (reading.confidence < TAKE_BACK_CONFIDENCE or top_read_too):
+            # (the top read surely as well, as the runner-up: one of its indices showed it still)
+            log.info("frame %d: %s read as %s (%.2f; its top %s %.2f), beneath its top: not sure enough "
+                     "for a take-back", change.frame, change.zone, new, reading.confidence, old,
+                     reading.runner_up_confidence if reading.runner_up == old else 0.0)
             self.state.tops[change.zone] = old
             return []
         if depth is not None:

@@ -49,14 +49,14 @@ class Table:
                    unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0,
                    before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6,
                    kept: tuple[str, ...] = (), carried: bool = False,
-                   beneath: frozenset[str] = frozenset()) -> list:
+                   beneath: frozenset[str] = frozenset(), runner_up: tuple[str, float] | None = None) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
         ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
         in ``self.busy_since``), with
         ``unsettled`` zones still busy (those in ``kept`` showing, where no hand covers them, the
         card that lay there; each busy since the frame in ``self.busy_since``, if there);
         ``carried``: the changes settled by a carried landing (ZoneChange.carried), with the
-        cards followed to the zone ``beneath``."""
+        cards followed to the zone ``beneath``; ``runner_up``: the identity each reading put second."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
@@ -77,7 +77,9 @@ class Table:
                                 hand_over or carried, self.frame - 3, t - 3 / FPS, carried,
                                 beneath=beneath) for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
-        readings = {z: ZoneReading(z, lab, confidence, self.frame, t) for z, lab in changes.items()}
+        second, second_confidence = runner_up or (None, 0.0)
+        readings = {z: ZoneReading(z, lab, confidence, self.frame, t, runner_up=second,
+                                   runner_up_confidence=second_confidence) for z, lab in changes.items()}
         return self.obs.update(tracked, readings)
 
     def idle(self, n: int, **kwargs: object) -> None:
@@ -138,7 +140,10 @@ def test_a_take_back_needs_a_sure_reading(layout: MatLayout) -> None:
     assert table.frame_with({"pile1": "5D"}, confidence=0.6) == []
     assert table.obs.state.tops["pile1"] == "KD"
     assert [p.card for p in table.obs.state.piles[1]] == ["5D", "KD"]
-    events = table.frame_with({"pile1": "5D"}, confidence=0.8)  # read again, surely
+    # surely, but with the top read surely as well, as the runner-up: the top stays
+    assert table.frame_with({"pile1": "5D"}, confidence=0.85, runner_up=("KD", 0.8)) == []
+    assert table.obs.state.tops["pile1"] == "KD"
+    events = table.frame_with({"pile1": "5D"}, confidence=0.8, runner_up=("KD", 0.1))  # the top not
     assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
     # from under a later card: a slot read unsurely as the card beneath turned it (the engine
     # finds that card on the pile: a clash of readings), and so does another player's slot
