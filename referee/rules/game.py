@@ -574,6 +574,11 @@ class Game:
         self._last_action[ev.player] = _Action(start, ev.t, ev.hand, pile)
         if previous is None or ev.start is None or start >= previous.t:
             return None
+        if start < previous.start and ev.t <= previous.t:
+            # told after an action it began before (a referee judges each pile when it settles):
+            # that one began while this one was under way, so the fault, if any, was that one's
+            self._last_action[ev.player] = previous
+            return None
         if ev.hand is not None and previous.hand is not None:
             two_hands = ev.hand != previous.hand
         else:  # a hand not seen: two plays that overlap onto the two spit piles took two hands

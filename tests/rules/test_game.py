@@ -161,6 +161,20 @@ def test_with_the_hands_not_seen_two_piles_at_once_took_two_hands(rules: RuleSet
 
 
 @covers("P6")
+def test_an_action_told_after_one_that_began_during_it_is_not_at_fault() -> None:
+    s = Script()
+    s.start(["6S", "10D", *A_TOPS[2:]], B_TOPS)
+    t = s.t
+    # 10D, picked up (left hand) while 6S was still in the right hand, reaches the engine first
+    assert s.code("play", A, slot=2, pile=2, card="10D", dt=1.0, start=t + 0.5, hand=Hand.LEFT) is None
+    # then 6S, begun first: not at fault
+    assert s.code("play", A, slot=1, pile=1, card="6S", dt=-0.3, start=t + 0.2, hand=Hand.RIGHT) is None
+    # the later action is still the one the next is measured against
+    assert s.code("play", A, slot=3, pile=2, card=A_TOPS[2], dt=0.2, start=t + 0.9, hand=Hand.LEFT) \
+        == "F_TWO_CARDS"
+
+
+@covers("P6")
 def test_actions_one_after_the_other_are_not_two_cards() -> None:
     s = Script()
     s.start(["6S", "10D", *A_TOPS[2:]], B_TOPS)
