@@ -395,8 +395,9 @@ class Referee:
                        ) -> tuple[TableEvent, Judgement] | None:
         """A card read where the engine holds it face up elsewhere: one of the two readings is
         wrong, and the less sure one gives way to the identity its reading put second (when
-        that card is nowhere the engine knows). When ``ev`` was read less surely it becomes that
-        card; when it was read more surely, the slot holding the card is corrected to its
+        that card is nowhere the engine knows; else the surer one gives way to its own, if it
+        can: a stock slot's reading can be corrected, a pile's cannot). When ``ev`` gives way it becomes that
+        card; when the other reading gives way, the slot holding the card is corrected to its
         runner-up (a ``correct`` record) and ``ev`` is judged again. The observer is told of
         the new identity (:meth:`Observer.rename`). None when nothing resolves it."""
         card = getattr(ev, "card", None)
@@ -408,13 +409,18 @@ class Referee:
         if holder is None:
             return None
         mine, theirs = _read_confidence(ev), _read_confidence(holder)
-        loser = ev if mine <= theirs else holder
-        second = (loser.evidence or {}).get("runner_up")
-        if not isinstance(second, str):
+        slot = next((z for z in self.calibration.layout.zones if z.id == place), None)
+        correctable = slot is not None and slot.kind is ZoneKind.STOCK and slot.owner is not None \
+            and slot.number is not None  # only a stock slot's reading can be corrected
+        # the less sure reading gives way; when it has no runner-up the engine could take, the other
+        candidates = [ev, holder] if mine <= theirs else [holder, ev]
+        loser, second = next(((r, s) for r in candidates
+                              if (r is ev or correctable)
+                              and isinstance(s := (r.evidence or {}).get("runner_up"), str)
+                              and Card.parse(s) not in self.game.known_cards()), (None, ""))
+        if loser is None:
             return None
         alt = Card.parse(second)
-        if alt in self.game.known_cards():
-            return None
         why = f"{card} read here, and face up at {place} (read at {mine:.2f} and {theirs:.2f})"
         swapped = _runner_up_stands(loser, clash=why)
         if loser is ev:
@@ -429,9 +435,7 @@ class Referee:
                 self.observer.rename(read_zone, str(card), second)
             log.info("frame %s: %s; the runner-up %s stands", ev.frame, why, alt)
             return renamed, judgement
-        slot = next((z for z in self.calibration.layout.zones if z.id == place), None)
-        if slot is None or slot.kind is not ZoneKind.STOCK or slot.owner is None or slot.number is None:
-            return None  # only a stock slot's reading can be corrected
+        assert slot is not None and slot.owner is not None and slot.number is not None  # correctable
         evidence = {**(holder.evidence or {}), **swapped, "corrects": "clash"}
         if not self._correct_to_runner_up(ev, slot.owner, slot.number, card, alt, place, evidence, result):
             return None

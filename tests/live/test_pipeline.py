@@ -204,6 +204,20 @@ def test_a_card_read_where_the_engine_holds_it_elsewhere_takes_the_less_sure_rea
     assert str(referee.game.piles[2].top) == "2D"
 
 
+def test_in_a_clash_the_surer_reading_gives_way_when_the_other_has_no_runner_up_to_take() -> None:
+    # A's slot 1 shows 7S, read as 4S (0.72, then 7S); B's spit card, read at 0.47 as 4S, has no
+    # runner-up (game 5009 at 1280x720: the spit refused, every later play was judged early)
+    slot = Turn(t=1.0, player=Player.A, slot=1, card=Card.parse("4S"), evidence=second(0.72, "7S", 0.63))
+    a_spit = spit(Player.A, 1, "QD", read(0.9))
+    referee = judged(slot, a_spit, spit(Player.B, 2, "4S", read(0.47)))
+    [fix] = [r for r in referee.records if isinstance(r, Correction)]
+    assert (str(fix.card), str(fix.was), fix.evidence["corrects"]) == ("7S", "4S", "clash")
+    assert not referee.rejected and str(referee.game.piles[2].top) == "4S"
+    # its runner-up face up already: the same
+    referee = judged(slot, a_spit, spit(Player.B, 2, "4S", second(0.47, "QD", 0.3)))
+    assert not referee.rejected and str(referee.game.sides[Player.A].stock[0].top) == "7S"
+
+
 def test_a_clash_stays_rejected_when_the_runner_up_is_unknown_or_impossible() -> None:
     slot = Turn(t=1.0, player=Player.A, slot=1, card=Card.parse("2H"), evidence=read(0.9))
     a_spit = spit(Player.A, 1, "QD", read(0.9))
