@@ -983,9 +983,9 @@ class Observer:
         top_read_too = reading.runner_up == old and reading.runner_up_confidence >= TAKE_BACK_CONFIDENCE
         if depth is not None and (reading.confidence < TAKE_BACK_CONFIDENCE or top_read_too):
             # (the top read surely as well, as the runner-up: one of its indices showed it still)
-            log.info("frame %d: %s read as %s (%.2f; its top %s %.2f), beneath its top: not sure enough "
-                     "for a take-back", change.frame, change.zone, new, reading.confidence, old,
-                     reading.runner_up_confidence if reading.runner_up == old else 0.0)
+            log.info("frame %d: %s read as %s (%.2f; runner-up %s, %.2f), beneath its top %s: not sure "
+                     "enough for a take-back", change.frame, change.zone, new, reading.confidence,
+                     reading.runner_up, reading.runner_up_confidence, old)
             self.state.tops[change.zone] = old
             return []
         if depth is not None:
