@@ -590,6 +590,24 @@ def test_a_card_read_again_in_its_slot_had_not_left(layout: MatLayout) -> None:
     assert [(type(e), str(e.card)) for e in events] == [(Play, "3S")]  # no 8S underneath
 
 
+def test_a_slot_read_as_an_identity_its_card_was_read_as_still_holds_that_card(layout: MatLayout) -> None:
+    # game 5004 with the model: B's 6D read as 4D and back as B's arm passed; the last time,
+    # as B played another card, the 6D was taken to have left, for a card under the pile's top
+    table = Table(layout)
+    turns = table.frame_with({"B.stock4": "6S"}, runner_up=("8S", 0.4))  # the runner-up: 8S
+    assert [(type(e), str(e.card)) for e in turns] == [(Turn, "6S")]  # for the referee to weigh
+    table.frame_with({"B.stock4": "8S"}, runner_up=("9S", 0.1))
+    assert table.frame_with({"B.stock5": "back"}) == []  # AC left
+    table.frame_with({"B.stock4": "6S"}, runner_up=("9S", 0.1))  # read as 6S before
+    events = table.frame_with({"pile2": "AC"}, hands=(hand(Player.B, "pile2"),))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "AC")]  # no card underneath
+    # a card it was never read as, with another runner-up: the card left (it may lie under a pile)
+    table.frame_with({"B.stock4": "2H"}, runner_up=("3H", 0.1))
+    table.frame_with({"B.stock3": "back"})
+    events = table.frame_with({"pile1": "3S"}, hands=(hand(Player.B, "pile1"),))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "6S"), (Play, "3S")]
+
+
 def test_a_turn_settled_under_the_still_hand_is_timed_from_the_settle(layout: MatLayout) -> None:
     table = Table(layout)
     events = table.frame_with({"A.stock3": "6C"}, hands=(hand(Player.A, "A.stock3"),), hand_over=True)
