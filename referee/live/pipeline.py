@@ -148,6 +148,12 @@ def _runner_up_stands(ev: TableEvent, **note: str) -> dict[str, object]:
             **note}
 
 
+def _runner_up_confidence(ev: TableEvent) -> float:
+    """The confidence of the identity an event's reading put second (0 with none)."""
+    value = (ev.evidence or {}).get("runner_up_confidence")
+    return float(value) if isinstance(value, int | float) and (ev.evidence or {}).get("runner_up") else 0.0
+
+
 def _read_confidence(ev: TableEvent) -> float:
     """The confidence of the reading an event of vision rests on (1 for events of a log)."""
     value = (ev.evidence or {}).get("read_confidence")
@@ -394,9 +400,10 @@ class Referee:
     def _resolve_clash(self, ev: TableEvent, rejected: InconsistentEvent, result: StepResult
                        ) -> tuple[TableEvent, Judgement] | None:
         """A card read where the engine holds it face up elsewhere: one of the two readings is
-        wrong, and the less sure one gives way to the identity its reading put second (when
-        that card is nowhere the engine knows; else the surer one gives way to its own, if it
-        can: a stock slot's reading can be corrected, a pile's cannot). When ``ev`` gives way it becomes that
+        wrong, and one gives way to the identity its reading put second (when that card is
+        nowhere the engine knows): the one whose runner-up, with the other reading, is the
+        likelier pair (the product of the two confidences), else the other, if it can: a stock
+        slot's reading can be corrected, a pile's cannot. When ``ev`` gives way it becomes that
         card; when the other reading gives way, the slot holding the card is corrected to its
         runner-up (a ``correct`` record) and ``ev`` is judged again. The observer is told of
         the new identity (:meth:`Observer.rename`). None when nothing resolves it."""
@@ -412,8 +419,12 @@ class Referee:
         slot = next((z for z in self.calibration.layout.zones if z.id == place), None)
         correctable = slot is not None and slot.kind is ZoneKind.STOCK and slot.owner is not None \
             and slot.number is not None  # only a stock slot's reading can be corrected
-        # the less sure reading gives way; when it has no runner-up the engine could take, the other
-        candidates = [ev, holder] if mine <= theirs else [holder, ev]
+        # the likelier pair of readings stands: one reading and the other's runner-up (on a tie,
+        # the less sure reading gives way); when the loser has no runner-up the engine could
+        # take, the other gives way
+        ev_gives_way = (theirs * _runner_up_confidence(ev), mine <= theirs)
+        holder_gives_way = (mine * _runner_up_confidence(holder), theirs < mine)
+        candidates = [ev, holder] if ev_gives_way >= holder_gives_way else [holder, ev]
         loser, second = next(((r, s) for r in candidates
                               if (r is ev or correctable)
                               and isinstance(s := (r.evidence or {}).get("runner_up"), str)

@@ -204,6 +204,23 @@ def test_a_card_read_where_the_engine_holds_it_elsewhere_takes_the_less_sure_rea
     assert str(referee.game.piles[2].top) == "2D"
 
 
+def test_in_a_clash_the_likelier_pair_of_readings_stands() -> None:
+    # game 5004: A's slot 1 shows 6H, read as 5H (0.615, then 6H at 0.458); B's spit card 5H was
+    # read a little less surely (0.599, then 4H at 0.173). 5H in the slot and 4H on the pile is
+    # the less likely pair (0.615 x 0.173 against 0.599 x 0.458): the slot gives way
+    slot = Turn(t=1.0, player=Player.A, slot=1, card=Card.parse("5H"), evidence=second(0.615, "6H", 0.458))
+    a_spit = spit(Player.A, 1, "QD", read(0.9))
+    referee = judged(slot, a_spit, spit(Player.B, 2, "5H", second(0.599, "4H", 0.173)))
+    [fix] = [r for r in referee.records if isinstance(r, Correction)]
+    assert (str(fix.card), str(fix.was), fix.evidence["corrects"]) == ("6H", "5H", "clash")
+    assert not referee.rejected and str(referee.game.piles[2].top) == "5H"
+    # the slot's runner-up read less surely: the spit card gives way
+    slot = Turn(t=1.0, player=Player.A, slot=1, card=Card.parse("5H"), evidence=second(0.615, "6H", 0.1))
+    referee = judged(slot, a_spit, spit(Player.B, 2, "5H", second(0.599, "4H", 0.173)))
+    assert not referee.rejected and str(referee.game.piles[2].top) == "4H"
+    assert str(referee.game.sides[Player.A].stock[0].top) == "5H"
+
+
 def test_in_a_clash_the_surer_reading_gives_way_when_the_other_has_no_runner_up_to_take() -> None:
     # A's slot 1 shows 7S, read as 4S (0.72, then 7S); B's spit card, read at 0.47 as 4S, has no
     # runner-up (game 5009 at 1280x720: the spit refused, every later play was judged early)
