@@ -1030,6 +1030,8 @@ class Observer:
                                       pile=pile_n, card=Card.parse(gone.card),
                                       evidence=self._evidence(change, reading, since)))
             return taken
+        reading = self._read_as_departed(change, reading, since)
+        new = self.state.tops[change.zone] = reading.label
         events: list[TableEvent] = []
         # hidden arrivals: cards that left a slot, unexplained, while this pile changed (a slot
         # that settled after the pile, while the pile's change waited for it: its card had left
@@ -1076,6 +1078,31 @@ class Observer:
                            card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
+
+    def _read_as_departed(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
+                          ) -> ZoneReading:
+        """A pile's new top read as a card that came from nowhere (no slot, none taken back),
+        whose reading's runner-up left a slot of a player whose hand was on the pile, unexplained:
+        read as that card, one play (not that card hidden underneath and a spit card on it,
+        misread). Game 5004 with the model: A's 5C read on the pile as 4C at 0.74, 5C at 0.61,
+        was taken for a 5C underneath and a spit card 4C, and B's next play was judged on 4C."""
+        second, label = reading.runner_up, reading.label
+        if second is None or label in FACE_UP_LABELS or label in self._returning \
+                or self._holder(label) is not None:
+            return reading
+        came = self._find_departure(label)
+        if came is not None and change.time - came.time <= PAIR_WINDOW_S:
+            return reading
+        dep = self._find_departure(second)
+        if dep is None or dep.time < since[0] - PAIR_WINDOW_S or second in change.elsewhere \
+                or not self._hand_was_over(change.zone, dep.player, since[0]) \
+                or self._maybe_elsewhere(dep, change.zone):
+            return reading
+        log.info("frame %d: %s read as %s (%.2f), from nowhere; its runner-up %s (%.2f) left %s's slot %d: "
+                 "read as %s", change.frame, change.zone, label, reading.confidence, second,
+                 reading.runner_up_confidence, dep.player.value, dep.slot, second)
+        return replace(reading, label=second, confidence=reading.runner_up_confidence, runner_up=label,
+                       runner_up_confidence=reading.confidence)
 
     def _source_of(self, card: str, change: ZoneChange, exclude: tuple[Player, int] | None = None
                    ) -> tuple[Player, int, float | None] | None:

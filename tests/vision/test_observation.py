@@ -608,6 +608,24 @@ def test_a_slot_read_as_an_identity_its_card_was_read_as_still_holds_that_card(l
     assert [(type(e), str(e.card)) for e in events] == [(Play, "6S"), (Play, "3S")]
 
 
+def test_a_pile_card_from_nowhere_whose_runner_up_just_left_a_slot_is_that_card(layout: MatLayout) -> None:
+    # game 5004: A's 5C read on the pile as 4C, then 5C, was taken for a 5C underneath and a
+    # spit card 4C on it (from A's packet)
+    table = Table(layout)
+    assert table.frame_with({"A.stock1": "back"}) == []  # 4D left
+    events = table.frame_with({"pile1": "3D"}, hands=(touching(Player.A, "pile1", "A.packet"),),
+                              runner_up=("4D", 0.6), confidence=0.74)
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "4D")]
+    assert events[0].evidence["underneath"] == ["5D"] and events[0].evidence["runner_up"] == "3D"
+    assert table.obs.state.tops["pile1"] == "4D"
+    # a runner-up that left no slot: the card read (a spit card), and 4D is underneath
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})
+    events = table.frame_with({"pile1": "3D"}, hands=(touching(Player.A, "pile1", "A.packet"),),
+                              runner_up=("4C", 0.6), confidence=0.74)
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "4D"), (SpitTurn, "3D")]
+
+
 def test_a_turn_settled_under_the_still_hand_is_timed_from_the_settle(layout: MatLayout) -> None:
     table = Table(layout)
     events = table.frame_with({"A.stock3": "6C"}, hands=(hand(Player.A, "A.stock3"),), hand_over=True)
