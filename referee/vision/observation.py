@@ -875,7 +875,7 @@ class Observer:
                       player: Player, slot: int, old: str, new: str) -> list[TableEvent]:
         if player in self.dealing:
             return self._dealing_change(change, reading, since, player)
-        if self._same_card(change.zone, old, reading):
+        if self._same_card(change.zone, player, slot, old, reading):
             # read as another card, but the same one: its identity is a matter for the
             # referee (the turn below may correct its reading), no card left
             read_as = ", ".join(sorted(self._read_as[change.zone]))
@@ -927,14 +927,22 @@ class Observer:
         return [Turn(t=self._touch(change, "turn"), frame=change.frame, player=player, slot=slot, card=card,
                      evidence=evidence)]
 
-    def _same_card(self, zone: str, old: str, reading: ZoneReading) -> bool:
+    def _same_card(self, zone: str, player: Player, slot: int, old: str, reading: ZoneReading) -> bool:
         """Whether a stock slot whose face-up card was read as ``old`` and now as another card
         still holds the same card: the new reading, or its runner-up, is one of the identities
         that card was read as. (On the model's 20 evaluation games at 960x540, 32 such changes
         of a face-up slot's reading, and none where the slot's card had changed; each was taken
         as a departure, and in games 5004 and 5008 that card was then inferred hidden under a
-        pile's new top: false faults.) A slot that shows no card forgets its readings."""
-        if reading.label in FACE_UP_LABELS or old in FACE_UP_LABELS:
+        pile's new top: false faults.) A slot that shows no card forgets its readings. Not when
+        ``old`` was a card moved in from another slot and the new reading the card seen leaving
+        this one: the move was the misread (game 5013: B's 4H read as 5H, just gone from B's slot
+        2, was taken for that 5H moved onto it; the 4H read again, 5H as its runner-up, must let
+        the 5H go on to its pile)."""
+        if reading.label in FACE_UP_LABELS or old in FACE_UP_LABELS or (
+                any(d.card == reading.label and d.player is player and d.slot == slot and not d.used
+                    for d in self._departures)
+                and any(d.card == old and d.used and (d.player, d.slot) != (player, slot)
+                        for d in self._departures)):
             self._read_as.pop(zone, None)
             return False
         read_as = self._read_as.setdefault(zone, set())

@@ -608,6 +608,18 @@ def test_a_slot_read_as_an_identity_its_card_was_read_as_still_holds_that_card(l
     assert [(type(e), str(e.card)) for e in events] == [(Play, "6S"), (Play, "3S")]
 
 
+def test_a_card_taken_for_one_moved_in_and_read_again_as_before_lets_that_card_go_on(layout: MatLayout) -> None:
+    # game 5013: B's 4H read as 5H, just gone from B's slot 2, as if moved onto it; read 4H
+    # again (5H its runner-up): the 5H must still be found when it lands on a pile
+    table = Table(layout)
+    assert table.frame_with({"B.stock2": "back"}) == []  # QC left
+    moved = table.frame_with({"B.stock4": "QC"}, runner_up=("9S", 0.3))
+    assert [(type(e), str(e.card)) for e in moved] == [(Move, "QC")]
+    assert table.frame_with({"B.stock4": "8S"}, runner_up=("QC", 0.5)) == []  # 8S had not left
+    events = table.frame_with({"pile2": "QC"}, hands=(hand(Player.B, "pile2"),))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "QC")]
+
+
 def test_a_pile_card_from_nowhere_whose_runner_up_just_left_a_slot_is_that_card(layout: MatLayout) -> None:
     # game 5004: A's 5C read on the pile as 4C, then 5C, was taken for a 5C underneath and a
     # spit card 4C on it (from A's packet)
