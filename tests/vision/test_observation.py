@@ -608,7 +608,7 @@ def test_a_slot_read_as_an_identity_its_card_was_read_as_still_holds_that_card(l
     assert [(type(e), str(e.card)) for e in events] == [(Play, "6S"), (Play, "3S")]
 
 
-def test_a_card_taken_for_one_moved_in_and_read_again_as_before_lets_that_card_go_on(layout: MatLayout) -> None:
+def test_a_card_taken_for_one_moved_in_and_read_as_before_lets_that_card_go_on(layout: MatLayout) -> None:
     # game 5013: B's 4H read as 5H, just gone from B's slot 2, as if moved onto it; read 4H
     # again (5H its runner-up): the 5H must still be found when it lands on a pile
     table = Table(layout)
