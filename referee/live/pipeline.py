@@ -87,6 +87,11 @@ MIN_IDENTITY_CONFIDENCE = 0.5
 #: A play off in rank is called only when its card was read at least this surely, in its slot
 #: or on the pile, or its runner-up identity would not fit either (Referee._doubtful_rank)
 DOUBTFUL_RANK = 0.93
+#: ... and only when the pile reading's runner-up was read at least this share as surely as the
+#: card (stop 23, 1280x720: of five plays made their runner-up, all wrong, four had runner-ups at
+#: 0.001-0.31 of the card's 0.74-0.89; three of those five were true faults, one then taken back
+#: as a false F_TAKE_BACK)
+DOUBTFUL_RUNNER_UP_SHARE = 0.5
 #: labels that are not a card's identity
 NOT_IDENTITIES = frozenset({"back", "empty", "card", "hand"})
 
@@ -338,9 +343,10 @@ class Referee:
 
     def _doubtful_rank(self, ev: TableEvent, result: StepResult) -> TableEvent:
         """A play the engine would find off in rank, whose card was read less surely than
-        ``DOUBTFUL_RANK`` both in its slot and on the pile, while its runner-up fits the pile
-        (and is nowhere the engine knows): the slot is corrected to the runner-up (a ``correct``
-        record) and the play becomes it. A fault resting on a likely misread is not called."""
+        ``DOUBTFUL_RANK`` both in its slot and on the pile, while its runner-up, read on the pile
+        at least ``DOUBTFUL_RUNNER_UP_SHARE`` as surely, fits the pile (and is nowhere the engine
+        knows): the slot is corrected to the runner-up (a ``correct`` record) and the play becomes
+        it. A fault resting on a likely misread is not called."""
         if not isinstance(ev, Play) or self.game.phase is not Phase.PLAYING:
             return ev
         stock = self.game.sides[ev.player].stock
@@ -350,7 +356,8 @@ class Referee:
             return ev
         second = (ev.evidence or {}).get("runner_up")
         if not isinstance(second, str) \
-                or max(_read_confidence(ev), self._read_confidence_of(ev.card, ev.player)) >= DOUBTFUL_RANK:
+                or max(_read_confidence(ev), self._read_confidence_of(ev.card, ev.player)) >= DOUBTFUL_RANK \
+                or _runner_up_confidence(ev) < DOUBTFUL_RUNNER_UP_SHARE * _read_confidence(ev):
             return ev
         alt = Card.parse(second)
         if not self.game.fits(alt, top) or alt in self.game.known_cards():

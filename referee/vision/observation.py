@@ -854,6 +854,10 @@ class Observer:
             # the card read there under the hand, not surely enough, is read surely now that
             # the hand has gone: it came then (a turn is timed from its settle under the hand)
             change, since = hidden[0], hidden[1]
+        if new == old and hidden is None and zone.kind is ZoneKind.PILE:
+            # a pile whose picture changed, read as the card it showed: a card may have come
+            reading = self._read_as_departed(change, reading, since)
+            new = reading.label
         if new == old:
             if hidden is None or hidden[2].label != "empty":
                 return []
@@ -875,7 +879,7 @@ class Observer:
                       player: Player, slot: int, old: str, new: str) -> list[TableEvent]:
         if player in self.dealing:
             return self._dealing_change(change, reading, since, player)
-        if self._same_card(change.zone, player, slot, old, reading):
+        if self._same_card(change, player, slot, old, reading):
             # read as another card, but the same one: its identity is a matter for the
             # referee (the turn below may correct its reading), no card left
             read_as = ", ".join(sorted(self._read_as[change.zone]))
@@ -927,31 +931,47 @@ class Observer:
         return [Turn(t=self._touch(change, "turn"), frame=change.frame, player=player, slot=slot, card=card,
                      evidence=evidence)]
 
-    def _same_card(self, zone: str, player: Player, slot: int, old: str, reading: ZoneReading) -> bool:
+    def _same_card(self, change: ZoneChange, player: Player, slot: int, old: str, reading: ZoneReading
+                   ) -> bool:
         """Whether a stock slot whose face-up card was read as ``old`` and now as another card
-        still holds the same card: the new reading, or its runner-up, is one of the identities
-        that card was read as. (On the model's 20 evaluation games at 960x540, 32 such changes
-        of a face-up slot's reading, and none where the slot's card had changed; each was taken
-        as a departure, and in games 5004 and 5008 that card was then inferred hidden under a
-        pile's new top: false faults.) A slot that shows no card forgets its readings. Not when
-        ``old`` was a card moved in from another slot and the new reading the card seen leaving
-        this one: the move was the misread (game 5013: B's 4H read as 5H, just gone from B's slot
-        2, was taken for that 5H moved onto it; the 4H read again, 5H as its runner-up, must let
-        the 5H go on to its pile)."""
-        if reading.label in FACE_UP_LABELS or old in FACE_UP_LABELS or (
-                any(d.card == reading.label and d.player is player and d.slot == slot and not d.used
-                    for d in self._departures)
-                and any(d.card == old and d.used and (d.player, d.slot) != (player, slot)
-                        for d in self._departures)):
+        still holds the same card, misread one of the times: the new reading, or its runner-up,
+        is an identity that card was read as, or the new card comes from nowhere (no slot of
+        the player, no pile, not taken back, not from a sixth pile). A face-up card changes into
+        another only by a move onto it, or when played and the next one turned under a hand that
+        never left. In the model's readings of the 20 evaluation games, at 960x540 and 1280x720,
+        a face-up slot read next as another identity held the same card 127 times of 135; of the
+        8 real changes, 7 were moves and one a face-down card read at 0.38 (which the observer
+        reads again before it acts). Each misread had been taken for the card leaving, which was
+        then inferred hidden under a pile's new top (games 5004, 5008: false faults).
+        A slot that shows no card forgets its readings. Not the same card when the new reading is
+        the card seen leaving this slot: ``old`` came onto it, or was a misread taken for a card
+        moved in, and goes on (game 5013: B's 4H read as 5H, just gone from B's slot 2, was taken
+        for that 5H moved onto it; the 4H read again, 5H as its runner-up, must let the 5H go on
+        to its pile)."""
+        zone, new = change.zone, reading.label
+        seen_leaving = any(d.card == new and d.player is player and d.slot == slot and not d.used
+                           for d in self._departures)
+        if new in FACE_UP_LABELS or old in FACE_UP_LABELS or seen_leaving:
             self._read_as.pop(zone, None)
             return False
         read_as = self._read_as.setdefault(zone, set())
         read_as.add(old)
-        if reading.label in read_as or reading.runner_up in read_as:
-            read_as.add(reading.label)
+        if new in read_as or reading.runner_up in read_as or not self._comes_from_somewhere(
+                new, change, player, slot):
+            read_as.add(new)
             return True
         read_as.clear()
         return False
+
+    def _comes_from_somewhere(self, card: str, change: ZoneChange, player: Player, slot: int) -> bool:
+        """Whether a card now read in ``player``'s ``slot`` may have come there: from another of
+        their slots (moved), from a pile (taken back), from outside the zones (a sixth pile)."""
+        came = self._find_departure(card, exclude=(player, slot))
+        return (came is not None and came.player is player and change.time - came.time <= PAIR_WINDOW_S) \
+            or (self._holder(card, exclude=(player, slot)) or (None,))[0] is player \
+            or card in self._returning \
+            or any(p is player and c == card for p, c in self._stray_cards.values()) \
+            or any(p.card == card for pile in self.state.piles.values() for p in pile)
 
     def _dealing_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                         player: Player) -> list[TableEvent]:
@@ -1089,11 +1109,14 @@ class Observer:
 
     def _read_as_departed(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
                           ) -> ZoneReading:
-        """A pile's new top read as a card that came from nowhere (no slot, none taken back),
-        whose reading's runner-up left a slot of a player whose hand was on the pile, unexplained:
-        read as that card, one play (not that card hidden underneath and a spit card on it,
-        misread). Game 5004 with the model: A's 5C read on the pile as 4C at 0.74, 5C at 0.61,
-        was taken for a 5C underneath and a spit card 4C, and B's next play was judged on 4C."""
+        """A pile's new top read as a card that came from nowhere (no slot, none taken back), or
+        as the card it showed before, whose reading's runner-up left a slot of a player whose
+        hand was on the pile, unexplained: read as that card, one play (not that card hidden
+        underneath and a spit card on it, misread; not nothing new). Game 5004 with the model:
+        A's 5C read on the pile as 4C at 0.74, 5C at 0.61, was taken for a 5C underneath and a
+        spit card 4C, and B's next play was judged on 4C; at 1280x720, B's QD played onto the
+        spit card JD was read as JD again (QD at 0.28), and every later play from B's slot 5 was
+        refused."""
         second, label = reading.runner_up, reading.label
         if second is None or label in FACE_UP_LABELS or label in self._returning \
                 or self._holder(label) is not None:

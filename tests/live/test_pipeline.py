@@ -245,12 +245,12 @@ def test_a_clash_stays_rejected_when_the_runner_up_is_unknown_or_impossible() ->
     assert len(referee.rejected) == 1 and referee.game.piles[2].top is None
 
 
-def off_in_rank(read_as: float, runner_up: str) -> Referee:
-    """A's 7H, read so in its slot (at 0.6) and on pile 1 (``read_as``, then ``runner_up``),
-    played onto the spit card 5D."""
+def off_in_rank(read_as: float, runner_up: str, runner_up_at: float = 0.5) -> Referee:
+    """A's 7H, read so in its slot (at 0.6) and on pile 1 (``read_as``, then ``runner_up`` at
+    ``runner_up_at``), played onto the spit card 5D."""
     slot = Turn(t=1.0, player=Player.A, slot=1, card=Card.parse("7H"), evidence=second(0.6, "6H", 0.3))
     play = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("7H"),
-                evidence={**second(read_as, runner_up, 0.2), "zone": "pile1"})
+                evidence={**second(read_as, runner_up, runner_up_at), "zone": "pile1"})
     return judged(slot, spit(Player.A, 1, "5D"), spit(Player.B, 2, "3H"), play)
 
 
@@ -264,9 +264,12 @@ def test_a_play_off_in_rank_on_a_doubtful_reading_is_its_fitting_runner_up() -> 
     assert str(referee.game.piles[1].top) == "6H"
 
 
-def test_a_play_off_in_rank_read_surely_or_with_no_fitting_runner_up_is_a_fault() -> None:
-    for read_as, runner_up in ((0.95, "6H"), (0.8, "9H")):
-        referee = off_in_rank(read_as, runner_up)
+def test_a_play_off_in_rank_read_surely_or_with_no_likely_fitting_runner_up_is_a_fault() -> None:
+    # read surely; a runner-up that would not fit; one read less than half as surely (stop 23,
+    # game 5011 at 1280x720: a 10S read at 0.79 became its runner-up 9S, read at 0.12, and its
+    # take-back as required became a false F_TAKE_BACK)
+    for read_as, runner_up, runner_up_at in ((0.95, "6H", 0.5), (0.8, "9H", 0.5), (0.8, "6H", 0.12)):
+        referee = off_in_rank(read_as, runner_up, runner_up_at)
         assert not any(isinstance(r, Correction) for r in referee.records)
         assert [r.code for r in referee.records if isinstance(r, Verdict) and r.code] == ["F_ILLEGAL_RANK"]
 

@@ -590,7 +590,7 @@ def test_a_card_read_again_in_its_slot_had_not_left(layout: MatLayout) -> None:
     assert [(type(e), str(e.card)) for e in events] == [(Play, "3S")]  # no 8S underneath
 
 
-def test_a_slot_read_as_an_identity_its_card_was_read_as_still_holds_that_card(layout: MatLayout) -> None:
+def test_a_slot_read_as_a_card_read_there_before_or_from_nowhere_keeps_its_card(layout: MatLayout) -> None:
     # game 5004 with the model: B's 6D read as 4D and back as B's arm passed; the last time,
     # as B played another card, the 6D was taken to have left, for a card under the pile's top
     table = Table(layout)
@@ -601,11 +601,19 @@ def test_a_slot_read_as_an_identity_its_card_was_read_as_still_holds_that_card(l
     table.frame_with({"B.stock4": "6S"}, runner_up=("9S", 0.1))  # read as 6S before
     events = table.frame_with({"pile2": "AC"}, hands=(hand(Player.B, "pile2"),))
     assert [(type(e), str(e.card)) for e in events] == [(Play, "AC")]  # no card underneath
-    # a card it was never read as, with another runner-up: the card left (it may lie under a pile)
-    table.frame_with({"B.stock4": "2H"}, runner_up=("3H", 0.1))
-    table.frame_with({"B.stock3": "back"})
-    events = table.frame_with({"pile1": "3S"}, hands=(hand(Player.B, "pile1"),))
-    assert [(type(e), str(e.card)) for e in events] == [(Play, "6S"), (Play, "3S")]
+    # a card it was never read as, from nowhere: the same card, misread
+    turns = table.frame_with({"B.stock4": "2H"}, runner_up=("3H", 0.1))
+    assert [(type(e), str(e.card)) for e in turns] == [(Turn, "2H")]
+    assert table.frame_with({"B.stock1": "back"}) == []  # 10C left
+    events = table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "10C")]  # no 2H underneath
+    # a card moved in from another slot: the card there left (it may lie under a pile)
+    assert table.frame_with({"B.stock3": "back"}) == []  # 3S left
+    moved = table.frame_with({"B.stock4": "3S"}, runner_up=("9S", 0.1))
+    assert [(type(e), e.from_slot, e.to_slot) for e in moved] == [(Move, 3, 4)]
+    assert table.frame_with({"B.stock2": "back"}) == []  # QC left
+    events = table.frame_with({"pile2": "QC"}, hands=(hand(Player.B, "pile2"),))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "2H"), (Play, "QC")]
 
 
 def test_a_card_taken_for_one_moved_in_and_read_as_before_lets_that_card_go_on(layout: MatLayout) -> None:
@@ -636,6 +644,15 @@ def test_a_pile_card_from_nowhere_whose_runner_up_just_left_a_slot_is_that_card(
     events = table.frame_with({"pile1": "3D"}, hands=(touching(Player.A, "pile1", "A.packet"),),
                               runner_up=("4C", 0.6), confidence=0.74)
     assert [(type(e), str(e.card)) for e in events] == [(Play, "4D"), (SpitTurn, "3D")]
+    # read as the card it showed, with the card that left as the runner-up: that card came
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})
+    events = table.frame_with({"pile1": "5D"}, hands=(hand(Player.A, "pile1"),), runner_up=("4D", 0.3))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "4D")]
+    # ... with another runner-up: nothing new
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})
+    assert table.frame_with({"pile1": "5D"}, hands=(hand(Player.A, "pile1"),), runner_up=("6D", 0.3)) == []
 
 
 def test_a_turn_settled_under_the_still_hand_is_timed_from_the_settle(layout: MatLayout) -> None:
