@@ -966,8 +966,8 @@ class Observer:
     def _comes_from_somewhere(self, card: str, change: ZoneChange, player: Player, slot: int) -> bool:
         """Whether a card now read in ``player``'s ``slot`` may have come there: from another of
         their slots (moved), from a pile (taken back), from outside the zones (a sixth pile)."""
-        came = self._find_departure(card, exclude=(player, slot))
-        return (came is not None and came.player is player and change.time - came.time <= PAIR_WINDOW_S) \
+        came = self._recent_departure(card, change, exclude=(player, slot))
+        return (came is not None and came.player is player) \
             or (self._holder(card, exclude=(player, slot)) or (None,))[0] is player \
             or card in self._returning \
             or any(p is player and c == card for p, c in self._stray_cards.values()) \
@@ -1005,6 +1005,13 @@ class Observer:
             if dep.card == card and not dep.used and (dep.player, dep.slot) != exclude:
                 return dep
         return None
+
+    def _recent_departure(self, card: str, change: ZoneChange, exclude: tuple[Player, int] | None = None
+                          ) -> _Departure | None:
+        """The unexplained departure of ``card`` (from a slot other than ``exclude``) that can
+        explain ``change``: at most ``PAIR_WINDOW_S`` before it."""
+        dep = self._find_departure(card, exclude=exclude)
+        return dep if dep is not None and change.time - dep.time <= PAIR_WINDOW_S else None
 
     def _holder(self, card: str, exclude: tuple[Player, int] | None = None) -> tuple[Player, int] | None:
         """The stock slot (other than ``exclude``) whose top is ``card`` now, and that is busy
@@ -1121,8 +1128,7 @@ class Observer:
         if second is None or label in FACE_UP_LABELS or label in self._returning \
                 or self._holder(label) is not None:
             return reading
-        came = self._find_departure(label)
-        if came is not None and change.time - came.time <= PAIR_WINDOW_S:
+        if self._recent_departure(label, change) is not None:
             return reading
         dep = self._find_departure(second)
         if dep is None or dep.time < since[0] - PAIR_WINDOW_S or second in change.elsewhere \
@@ -1139,8 +1145,8 @@ class Observer:
                    ) -> tuple[Player, int, float | None] | None:
         """Where a card that landed came from: a recent departure, else the slot that still
         shows it (that slot settles later: the hand was over it)."""
-        dep = self._find_departure(card, exclude=exclude)
-        if dep is not None and change.time - dep.time <= PAIR_WINDOW_S:
+        dep = self._recent_departure(card, change, exclude=exclude)
+        if dep is not None:
             dep.used = True
             return dep.player, dep.slot, dep.start
         holder = self._holder(card, exclude)
