@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from referee import scoring  # noqa: E402
 from referee.events import TableEvent, Verdict  # noqa: E402
+from referee.live.ahead import prepared_ahead  # noqa: E402
 from referee.live.pipeline import ModelReader, Referee  # noqa: E402
 from referee.live.source import open_video  # noqa: E402
 from referee.sim.oracle import TruthZoneReader, game_so_far  # noqa: E402
@@ -112,7 +113,7 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
     t0 = time.perf_counter()
     duration = 0.0
     with open_video(clip / "video.mp4") as source:
-        for frame in source:
+        for frame in prepared_ahead(source, referee.prepare):
             step = referee.step(frame)
             step_ms.append(step.seconds * 1000)
             frame_t[step.tracked.frame] = frame.t

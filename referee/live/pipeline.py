@@ -29,6 +29,7 @@ import numpy as np
 
 from referee.board import Board, Signal
 from referee.cards import Card
+from referee.errors import InputError
 from referee.events import (
     Call,
     CallKind,
@@ -53,7 +54,7 @@ from referee.vision.drift import DriftMonitor, DriftState, DriftStatus
 from referee.vision.mat import ZoneKind
 from referee.vision.observation import Observer, ZoneReading
 from referee.vision.recognize import CODES
-from referee.vision.tracking import TrackedFrame, ZoneTracker
+from referee.vision.tracking import TrackedFrame, TrackerPictures, ZoneTracker
 from referee.vision.zonecrops import ZoneCropper
 
 log = logging.getLogger(__name__)
@@ -248,7 +249,9 @@ class Referee:
     # ------------------------------------------------------------------ per frame
     def step(self, frame: Frame) -> StepResult:
         t0 = time.perf_counter()
-        tracked = self.tracker.update(frame.image, frame.t)
+        pictures = frame.pictures
+        tracker = self.tracker
+        tracked = tracker.update(frame.image, frame.t, pictures)
         self._last_tracked = tracked
         if self.arbiter is not None:
             self.arbiter.observe(self.tracker, tracked, self.observer.state.tops)
@@ -279,7 +282,18 @@ class Referee:
         if self.drift_every and frame.index % self.drift_every == self.drift_every - 1:
             result.drift = self._check_drift(frame.image)
         result.seconds = time.perf_counter() - t0
+        if pictures is not None and tracker.made_with(pictures):
+            result.seconds += pictures.seconds  # made ahead, on another thread: work on this frame too
         return result
+
+    def prepare(self, image: np.ndarray) -> TrackerPictures | None:
+        """The tracker's pictures of a frame (:meth:`ZoneTracker.pictures`), to be made on
+        another thread ahead of :meth:`step` (referee/live/ahead.py); None for a frame they
+        cannot be made of (the wrong size), which :meth:`step` then reports."""
+        try:
+            return self.tracker.pictures(image)
+        except InputError:
+            return None
 
     def _carried_landings(self, tracked: TrackedFrame) -> list[Landing]:
         """Piles where a card followed from its slot now lies still; one each time a pile is

@@ -38,6 +38,7 @@ import numpy as np
 from referee.errors import InputError
 from referee.eventlog import record_to_json
 from referee.events import Record
+from referee.live.ahead import prepared_ahead
 from referee.live.overlay import Overlay
 from referee.live.pipeline import Referee, StepResult
 from referee.live.source import FrameSource
@@ -143,8 +144,9 @@ def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
     t_wall = time.perf_counter()
     frames = 0
     last: StepResult | None = None
+    frames_in = prepared_ahead(source, referee.prepare)
     try:
-        for frame in source:
+        for frame in frames_in:
             if stop:
                 break  # asked before this frame came: it is neither recorded nor judged
             if session is not None:
@@ -175,6 +177,7 @@ def run(source: FrameSource, referee: Referee, out: Path, *, video: bool = True,
             if stop:
                 break
     finally:
+        frames_in.close()
         referee.finish()
         if annotated is not None:
             annotated.close()

@@ -24,8 +24,10 @@ No recognition here: what lies on top is only "a card" or "nothing" (docs/tracki
 
 from __future__ import annotations
 
+import itertools
 import logging
 from dataclasses import dataclass, field
+from time import perf_counter
 
 import cv2
 import numpy as np
@@ -36,6 +38,7 @@ from referee.vision.calibration import Calibration
 from referee.vision.mat import ZoneKind, render_mat
 
 log = logging.getLogger(__name__)
+_MAPS = itertools.count(1)
 
 ARM_BEYOND_MM = 8.0  # a hand blob reaches at least this far beyond its player's edge of the mat
 #: the fraction of a zone a hand covers that counts as touching it (``HandBlob.touches``)
@@ -139,6 +142,19 @@ class _Stray:
 
 
 @dataclass(frozen=True)
+class TrackerPictures:
+    """One frame's pictures that :meth:`ZoneTracker.update` works on (:meth:`ZoneTracker.pictures`)."""
+
+    maps_id: int  # the tracker's maps they were made with
+    view: np.ndarray  # the mat and its margin rectified, BGR, ``px_per_mm``
+    grey: np.ndarray  # ``view`` in grey
+    fine: np.ndarray  # ``view`` shrunk by 2, BGR
+    fine_grey: np.ndarray  # ``fine`` in grey, float32
+    occupancy: dict[str, float]  # each zone's ``occupancy_score``
+    seconds: float  # how long they took to make
+
+
+@dataclass(frozen=True)
 class TrackedFrame:
     frame: int
     time: float
@@ -224,6 +240,7 @@ class ZoneTracker:
         iw, ih = calibration.image_size
         self._valid = ((mx >= 0) & (mx <= iw - 1) & (my >= 0) & (my <= ih - 1))
         self._map1, self._map2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+        self._maps_id = next(_MAPS)  # names these maps in the pictures made with them
         # the printed mat, in the same pixels
         art = render_mat(calibration.layout, s)
         pad = int(round(m * s))
@@ -282,7 +299,7 @@ class ZoneTracker:
         self._mat_y_cells = (np.arange(self._out_h // cell) + 0.5) * cell / s - m
         self._mat_x_cells = (np.arange(self._out_w // cell) + 0.5) * cell / s - m
         self.last_mask: np.ndarray | None = None
-        self._active_mask = np.zeros((1, 1), np.uint8)
+        self._active_mask: np.ndarray = np.zeros((1, 1), np.uint8)
         # strays: cells on the mat and away from every zone, the mat as it was there when first
         # seen clear (settled, no hand), and the strays followed
         zone_pad = self.s.stray_zone_pad_mm
@@ -330,17 +347,32 @@ class ZoneTracker:
                 f"frame {self._frame_index + 1}",
             )
 
-    def update(self, frame: np.ndarray, time: float) -> TrackedFrame:
+    def pictures(self, frame: np.ndarray) -> TrackerPictures:
+        """The pictures :meth:`update` works on, which depend on ``frame`` alone (most of the
+        remap's cost): safe to make on another thread, ahead of :meth:`update`."""
+        t0 = perf_counter()
         view = self.rectified(frame)
+        fine = cv2.resize(view, (self._fw, self._fh), interpolation=cv2.INTER_AREA)
+        grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+        fine_grey = cv2.cvtColor(fine.astype(np.float32), cv2.COLOR_BGR2GRAY)
+        occupancy = {zid: self._occupancy(zid, grey) for zid in self.zone_ids}
+        return TrackerPictures(self._maps_id, view, grey, fine, fine_grey, occupancy, perf_counter() - t0)
+
+    def made_with(self, pictures: TrackerPictures) -> bool:
+        """Whether ``pictures`` were made by this tracker's maps (not an earlier calibration's)."""
+        return pictures.maps_id == self._maps_id
+
+    def update(self, frame: np.ndarray, time: float, pictures: TrackerPictures | None = None) -> TrackedFrame:
+        """Follow the zones and hands in ``frame``. ``pictures``: its :meth:`pictures`, made
+        ahead; made here when absent or made by another tracker (a calibration since)."""
+        if pictures is None or not self.made_with(pictures):
+            pictures = self.pictures(frame)
+        view, vgrey, fine, grey = pictures.view, pictures.grey, pictures.fine, pictures.fine_grey
         self._frame_index += 1
         idx = self._frame_index
-        fine = cv2.resize(view, (self._fw, self._fh), interpolation=cv2.INTER_AREA)
-        vgrey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
         self.last_view, self.last_view_grey, self.last_view_small = view, vgrey, fine
         hands, hand_mask = self._hands(fine)
         active_mask = self._active_mask
-        finef = fine.astype(np.float32)
-        grey = cv2.cvtColor(finef, cv2.COLOR_BGR2GRAY)
         prev = self._prev_grey
         self._prev_grey = grey
         obs: dict[str, ZoneObservation] = {}
@@ -349,8 +381,8 @@ class ZoneTracker:
             st = self._zones[zid]
             sl = self._slices[zid]
             small = grey[sl]
-            motion = 0.0 if prev is None else float(np.mean(np.abs(small - prev[sl])))
-            score = self._occupancy(zid, vgrey)
+            motion = 0.0 if prev is None else _mean_absdiff(small, prev[sl])
+            score = pictures.occupancy[zid]
             occupied = score >= self._level[zid]
             st.seen_occupied = occupied
             cx, cy = self._centre_px[zid]
@@ -359,7 +391,7 @@ class ZoneTracker:
             hand_over = bool(active_mask[cell])  # a resting blob does not stop settling
             if st.reference is None:
                 st.reference, st.occupied, st.settled = small, occupied, True
-            diff_ref = float(np.mean(np.abs(small - st.reference)))
+            diff_ref = _mean_absdiff(small, st.reference)
             if motion >= self.s.still_level:
                 st.quiet_since = (idx, float(time))
             if motion < self.s.still_level and (not hand_over or zid in self._settle_under_hand):
@@ -388,7 +420,7 @@ class ZoneTracker:
             if zid in self._clear_ids:
                 clear = st.settled and not covered and not hand_mask[self._zone_cells[zid]].any()
                 if clear and st.clear_view is not None and not st.was_clear:
-                    as_before = float(np.mean(np.abs(small - st.clear_view))) <= self._change_level[zid]
+                    as_before = _mean_absdiff(small, st.clear_view) <= self._change_level[zid]
                 if clear:
                     st.clear_view = small
                 st.was_clear = clear
@@ -415,7 +447,7 @@ class ZoneTracker:
         if st.settled or self._prev_grey is None or st.reference is None:
             return None
         small = self._prev_grey[self._slices[zone]]
-        diff_ref = float(np.mean(np.abs(small - st.reference)))
+        diff_ref = _mean_absdiff(small, st.reference)
         change = ZoneChange(zone, self._frame_index, float(self._last_time or 0.0), st.seen_occupied,
                             st.occupied, st.since_frame, diff_ref, True, quiet_frame, quiet_time,
                             carried=True, elsewhere=elsewhere, beneath=beneath)
@@ -468,21 +500,21 @@ class ZoneTracker:
     def _hands(self, fine: np.ndarray) -> tuple[list[HandBlob], np.ndarray]:
         c = self._cell
         hh, ww = self._out_h // c, self._out_w // c
-        cells = cv2.resize(fine, (ww, hh), interpolation=cv2.INTER_AREA).astype(np.int16)
+        cells = cv2.resize(fine, (ww, hh), interpolation=cv2.INTER_AREA)
         if self._bg is None:
             self._bg = cells.copy()
             self._prev_cells = cells
             self._still_cells = np.zeros((hh, ww), np.int16)
-            mask = np.zeros((hh, ww), np.uint8)
+            mask: np.ndarray = np.zeros((hh, ww), np.uint8)
             self.last_mask = mask
             self._active_mask = mask
             return [], mask
         assert self._prev_cells is not None and self._still_cells is not None
-        step = np.abs(cells - self._prev_cells).max(axis=2)
+        step = _channel_max(cv2.absdiff(cells, self._prev_cells))
         self._prev_cells = cells
         still = step < 8
         self._still_cells = np.where(still, np.minimum(self._still_cells + 1, 1000), 0).astype(np.int16)
-        diff = np.abs(cells - self._bg).max(axis=2)
+        diff = _channel_max(cv2.absdiff(cells, self._bg))
         fg = (diff > self.s.hand_diff) & self._cells_valid
         mask = fg.astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -535,7 +567,7 @@ class ZoneTracker:
         # ghost hand stays behind)
         upd = ((self._still_cells >= self.s.background_still) & (keep == 0)) \
             | (self._still_cells >= self.s.background_absorb)
-        self._bg[upd] = cells[upd]
+        cv2.copyTo(cells, upd.view(np.uint8), self._bg)  # in place, as self._bg[upd] = cells[upd]
         self.last_mask = keep
         self._active_mask = active
         return hands, keep
@@ -557,7 +589,7 @@ class ZoneTracker:
             np.copyto(self._clean, bg, where=first[..., None])
             self._clean_set |= first
         delta = bg - self._clean
-        diff = np.abs(delta).max(axis=2)
+        diff = _channel_max(cv2.absdiff(bg, self._clean))
         # the mat itself drifts slowly (light): follow it where it is close to what it was
         near = clear & (diff <= self.s.stray_diff / 2)
         self._clean += 0.1 * delta * near[..., None]
@@ -610,6 +642,18 @@ class ZoneTracker:
                     quiet = time - frames * self._frame_dt
                     out.append(StrayChange(st.stray, False, idx, time, st.bbox_mm, st.area_mm2, quiet))
         return tuple(out)
+
+
+def _channel_max(image: np.ndarray) -> np.ndarray:
+    """The largest of a 3-channel image's channels, per pixel (``image.max(axis=2)``, which
+    numpy does some 40 times slower on small pictures)."""
+    b, g, r = cv2.split(image)
+    return cv2.max(cv2.max(b, g), r)
+
+
+def _mean_absdiff(a: np.ndarray, b: np.ndarray) -> float:
+    """The mean absolute difference of two pictures of one type and size."""
+    return float(cv2.mean(cv2.absdiff(a, b))[0])
 
 
 def _split_arms(blob: np.ndarray) -> dict[Player, np.ndarray]:
