@@ -597,6 +597,14 @@ class CardFollow:
         c = self._f.centres[ok[-1]]
         return float(c[0]), float(c[1])
 
+    def last_found_centre_scoring(self, min_score: float) -> tuple[float, float] | None:
+        """Where the card was last found matching at least ``min_score``."""
+        ok = np.flatnonzero((self._f.scores >= min_score) & np.isfinite(self._f.centres).all(axis=1))
+        if not len(ok):
+            return None
+        c = self._f.centres[ok[-1]]
+        return float(c[0]), float(c[1])
+
     @property
     def last_step_mm(self) -> float | None:
         """How far the card moved between the last two views (None: not found in both)."""
