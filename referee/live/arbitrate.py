@@ -85,11 +85,11 @@ class ArbiterSettings:
     #: another card found moving this far since the view before is in a hand, not under the
     #: landing card
     landing_carried_mm: float = 10.0
-    #: where another card is (elsewhere, in a hand, or under the landing card) is taken from
-    #: views where it matched its face at least this well: a card covered by the landing card
-    #: matches worse, and its follow may then run off with the hand that covered it (game 5015
-    #: at 1280x720: A's 6C, found at 0.89-0.92 as it was carried onto pile 1, then at 0.55-0.70
-    #: under B's 6D and away with B's hand, was taken for a card elsewhere)
+    #: another card last found matching its face at least this well on the landing card's
+    #: pile, and worse since (or lost), lies under it: covered by the landing card, it matches
+    #: worse, and its follow may run off with the hand that covered it (game 5015 at 1280x720:
+    #: A's 6C, found at 0.89-0.92 as it was carried onto pile 1, then at 0.55-0.70 under B's
+    #: 6D and away with B's hand, was taken for a card elsewhere)
     placed_score: float = 0.8
     min_gap_s: float = 0.001  # ordered events at least this far apart (a refined time: after the last judged)
 
@@ -334,18 +334,19 @@ class Arbiter:
         its pile: one that touched first and lies underneath). A card still on the pile may be
         found under the landing card, partly covered or alike (game 5017: 10D under 10S), but a
         card in a hand over it is not under it (game 5009: the second card of one hand, above
-        the pile, was taken for one underneath). Only views where a card matched its face well
-        (``placed_score``) say where it is."""
+        the pile, was taken for one underneath). A card last found well on the pile and poorly
+        since, or lost, is under it (``placed_score``)."""
         beneath, elsewhere = set(), set()
         for faces in self._faces.values():
             for face in faces:
                 f = face.follow
                 if f is None or face.label == landing.label:
                     continue
-                sure = f.score(len(f) - 1) >= self.s.placed_score  # False where not found (NaN)
-                now = f.last_centre if sure else None
-                step = f.last_step_mm if sure else None
-                last = f.last_found_centre_scoring(self.s.placed_score)
+                now, last, step = f.last_centre, f.last_found_centre, f.last_step_mm
+                if not f.score(len(f) - 1) >= self.s.placed_score:  # found poorly now, or not at all
+                    well = f.last_found_centre_scoring(self.s.placed_score)
+                    if well is not None and self._pile_at(*well) == landing.zone:
+                        now, last, step = None, well, None  # covered by the landing card since
                 last_pile = self._pile_at(*last) if last is not None else None
                 outside = now is not None and self._pile_at(*now) != landing.zone
                 carried = step is not None and step >= self.s.landing_carried_mm

@@ -335,9 +335,9 @@ def test_a_landing_places_the_other_followed_cards() -> None:
     its pile and still, beneath it (it touched first; game 5017's 10D, found where 10S lay on
     it); found moving over the pile, in a hand (game 5009: the second card of one hand, above
     the pile, is not under the first); found outside the pile or last found on the other
-    pile, elsewhere; lost away from both piles, nowhere. Only good matches say where a card
-    is: one found well on the pile, then poorly and moving off (covered by the landing card,
-    its follow running off with the hand: game 5015's 6C at 1280x720) lies beneath."""
+    pile, elsewhere; lost away from both piles, nowhere. One found well on the pile, then
+    poorly and moving off (covered by the landing card, its follow running off with the hand:
+    game 5015's 6C at 1280x720) lies beneath."""
     from collections import deque
     from types import SimpleNamespace
 
@@ -375,6 +375,10 @@ def test_a_landing_places_the_other_followed_cards() -> None:
             a, b = self.finds[-2:]
             return None if a is None or b is None else math.dist(a[0], b[0])
 
+        @property
+        def last_found_centre(self) -> tuple[float, float] | None:
+            return self.last_found_centre_scoring(0.0)
+
         def last_found_centre_scoring(self, min_score: float) -> tuple[float, float] | None:
             return next((f[0] for f in reversed(self.finds) if f is not None and f[1] >= min_score), None)
 
@@ -391,9 +395,9 @@ def test_a_landing_places_the_other_followed_cards() -> None:
              face("QC", slot, ((slot_x, slot_y + 30), good), None),  # lost off the piles
              # on the pile, then matched poorly and running off with a hand: under KD
              face("6C", slot, ((x, y), good), ((x + 3, y + 20), poor), ((x + 40, y + 60), poor)),
-             # found poorly outside the pile: where it last matched well, in its slot
-             face("9H", slot, ((x + 60, y), poor))]
+             # found poorly outside the pile, last found well in its slot: there, elsewhere
+             face("9H", slot, ((slot_x + 3, slot_y), poor))]
     arbiter._faces = {"A.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what _placed reads
     placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9))
     assert placed.beneath == {"10D", "4C", "6C"}
-    assert placed.elsewhere == {"2S", "7H", "JS"}
+    assert placed.elsewhere == {"2S", "7H", "JS", "9H"}
