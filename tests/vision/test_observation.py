@@ -19,6 +19,7 @@ from referee.vision.observation import (
     SPIT_WAIT_S,
     TAKE_BACK_GRAB_S,
     TURN_AFTER_ARRIVAL_S,
+    TURN_AFTER_BUSY_MAX_S,
     TURN_LOOK_S,
     TURN_UNDER_HAND_LAG_S,
     UNDER_WAIT_S,
@@ -661,6 +662,20 @@ def test_a_turn_settled_under_the_still_hand_is_timed_from_the_settle(layout: Ma
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
     assert abs(events[0].t - (table.frame / FPS - TURN_UNDER_HAND_LAG_S)) < 1e-9
     assert events[0].evidence["under_hand"] is True
+
+
+def test_a_turn_under_a_hand_that_stays_long_is_timed_from_when_its_slot_went_busy(layout: MatLayout) -> None:
+    """The hand that turned the card stays over the slot, moving, and the slot settles a second
+    after it went busy: the card landed at most ``TURN_AFTER_BUSY_MAX_S`` after (game 5002 at
+    1280x720: B's KS, turned at 7.27 s, settled at 8.01 s)."""
+    table = Table(layout)
+    events = table.frame_with({"A.stock3": "6C"}, hands=(hand(Player.A, "A.stock3"),), hand_over=True,
+                              busy_frames=30)
+    went_busy = (table.frame - 30) / FPS
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert events[0].evidence["since_t"] == round(went_busy, 4)
+    assert abs(events[0].t - (went_busy + TURN_AFTER_BUSY_MAX_S)) < 1e-9
+    assert events[0].t < table.frame / FPS - TURN_UNDER_HAND_LAG_S - 0.4
 
 
 def test_a_slot_read_unsurely_under_a_hand_stays_a_source(layout: MatLayout) -> None:
