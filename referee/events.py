@@ -67,6 +67,11 @@ class TableEvent:
     start: float | None = None
     evidence: Mapping[str, Any] | None = field(default=None, compare=False)
 
+    def evidence_number(self, key: str, default: float) -> float:
+        """A number from the evidence, ``default`` when it has none."""
+        value = (self.evidence or {}).get(key)
+        return float(value) if isinstance(value, int | float) else default
+
 
 @dataclass(frozen=True, kw_only=True)
 class Deal(TableEvent):

@@ -154,20 +154,14 @@ def _runner_up_stands(ev: TableEvent, **note: str) -> dict[str, object]:
             **note}
 
 
-def _evidence_number(ev: TableEvent, key: str, default: float) -> float:
-    """A number from an event's evidence, ``default`` when it has none."""
-    value = (ev.evidence or {}).get(key)
-    return float(value) if isinstance(value, int | float) else default
-
-
 def _runner_up_confidence(ev: TableEvent) -> float:
     """The confidence of the identity an event's reading put second (0 with none)."""
-    return _evidence_number(ev, "runner_up_confidence", 0.0) if (ev.evidence or {}).get("runner_up") else 0.0
+    return ev.evidence_number("runner_up_confidence", 0.0) if (ev.evidence or {}).get("runner_up") else 0.0
 
 
 def _read_confidence(ev: TableEvent) -> float:
     """The confidence of the reading an event of vision rests on (1 for events of a log)."""
-    return _evidence_number(ev, "read_confidence", 1.0)
+    return ev.evidence_number("read_confidence", 1.0)
 
 
 def signals_for(verdict: Verdict | None, calls: Sequence[Call]) -> list[Signal]:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +83,42 @@ def test_a_touch_race_is_ordered_by_the_arbitration(name: str) -> None:
     # the touch times from the carries, not the frame the pile settled in
     touches = sorted(race["touches"])
     assert [abs(p.t - t) for p, t in zip(plays, touches, strict=True)] == pytest.approx([0, 0], abs=0.03)
+
+
+class TopReadAsTheCardUnder:
+    """The truth, but a race's pile read as the card that touched first (underneath), with the
+    card on top second and a little surer, as the model read game 5017's two tens at 1280x720."""
+
+    def __init__(self, fixture: Path, pile: str, under: str, top: str) -> None:
+        self.truth = TruthZoneReader(fixture)
+        self.pile, self.under, self.top = pile, under, top
+
+    def read(self, image: Any, frame: int, zones: Sequence[str]) -> list[tuple[Any, ...]]:
+        rows = self.truth.read(image, frame, zones)
+        return [(self.under, 0.85, self.top, 0.86) if zone == self.pile and row[0] == self.top else row
+                for zone, row in zip(zones, rows, strict=True)]
+
+
+@pytest.mark.parametrize("name", ["race-4f", "race-2f"])
+def test_a_race_s_top_read_as_the_card_under_leaves_the_call_to_the_rest_of_the_evidence(name: str) -> None:
+    fixture = FIXTURES / name
+    race = json.loads((fixture / "meta.json").read_text())["visuals"]["race"]
+    truth = [e for e in truth_events(name) if isinstance(e, Play) and e.pile == race["pile"]]
+    first, second = sorted(truth[:2], key=lambda e: e.t)
+    reader = TopReadAsTheCardUnder(fixture, f"pile{race['pile']}", str(first.card), str(second.card))
+    referee = Referee(load_calibration(fixture / "calibration.yaml"), reader,
+                      prelude=game_so_far(read_events(fixture / "events.jsonl")))
+    with open_video(fixture / "video.mp4") as source:
+        for frame in source:
+            referee.step(frame)
+    referee.finish()
+    plays = [e for e in found(referee, Play) if isinstance(e, Play) and e.pile == race["pile"]]
+    assert [(str(p.player), str(p.card)) for p in plays] == [(str(first.player), str(first.card)),
+                                                             (str(second.player), str(second.card))]
+    arbitration = (plays[0].evidence or {})["arbitration"]
+    assert arbitration["first"] == race["first"]
+    assert "the recogniser's word on the top card is left out" in arbitration["reason"]
+    assert verdict_of(referee, plays[1]).code == "F_LOST_TOUCH"
 
 
 def play_errors(names: list[str]) -> tuple[list[float], list[float]]:
