@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -32,21 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from referee_eval import render_games  # noqa: E402
+from selfplay_check import machine  # noqa: E402
 
 MODES = ("no-video", "video")
-
-
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "load_before": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
 
 
 def replay_once(clip: Path, video: bool) -> dict[str, Any]:
@@ -77,7 +64,8 @@ def main() -> int:
     clip = args.clip or render_games(1, 5000, 31.0, "1280x720")[0]
     if not (clip / "video.mp4").is_file() or not (clip / "calibration.yaml").is_file():
         ap.error(f"--clip {clip}: expected video.mp4 and calibration.yaml there")
-    report: dict[str, Any] = {"clip": str(clip), "machine": machine(), "modes": {}}
+    report: dict[str, Any] = {"clip": str(clip), "machine": machine(), "load_before": os.getloadavg()[0],
+                              "modes": {}}
     for mode in modes:
         runs = []
         for k in range(args.runs):
@@ -91,8 +79,7 @@ def main() -> int:
             "x_real_time_median": statistics.median(r["x_real_time"] for r in runs),
             "step_ms_median": statistics.median(r["step_ms_median"] for r in runs),
         }
-    m = report["machine"]
-    print(f"{clip.name} on {m['cpu']} ({m['cores']} cores, Python {m['python']}):")
+    print(f"{clip.name} on {report['machine']} (load {report['load_before']:.2f} before):")
     for mode, r in report["modes"].items():
         xs = ", ".join(f"{x['x_real_time']}" for x in r["runs"])
         print(f"  {mode:8s} median {r['x_real_time_median']}x real time (runs {xs}); "
