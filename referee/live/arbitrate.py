@@ -809,9 +809,6 @@ def _headline(reason: str) -> str:
     return head.removeprefix("no call: ")
 
 
-__all__ = ["Arbiter", "ArbiterCosts", "ArbiterSettings", "Arbitrated", "Landing"]
-
-
 def _top_read_doubtful(top: Play, under: Play, share: float) -> str:
     """Why the pile's reading cannot say which of a race's two cards lies on top ("" when it
     can): it put the other card second, at least ``share`` as surely as ``top``'s card."""
@@ -823,3 +820,7 @@ def _top_read_doubtful(top: Play, under: Play, share: float) -> str:
         return ""
     return (f"the pile read {read} at {read_conf:.2f} and {second} at {second_conf:.2f}: "
             "the recogniser's word on the top card is left out")
+
+
+__all__ = ["Arbiter", "ArbiterCosts", "ArbiterSettings", "Arbitrated", "Landing"]
+

@@ -248,7 +248,7 @@ class Referee:
         tracked = tracker.update(frame.image, frame.t, pictures)
         self._last_tracked = tracked
         if self.arbiter is not None:
-            self.arbiter.observe(self.tracker, tracked, self.observer.state.tops)
+            self.arbiter.observe(tracker, tracked, self.observer.state.tops)
         result = StepResult(frame.index, frame.t, tracked)
         if not self._started:
             self._started = True

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FILE_QUEUE = 8
-DECODE_THREADS = 1
 CAMERA_QUEUE = 4
+DECODE_THREADS = 1  # FFmpeg's for a file (open_video)
 
 
 @dataclass(frozen=True)

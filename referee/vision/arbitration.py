@@ -591,11 +591,7 @@ class CardFollow:
     @property
     def last_found_centre(self) -> tuple[float, float] | None:
         """Where the card was last found (in the last view or before it was lost)."""
-        ok = np.flatnonzero(np.isfinite(self._f.scores) & np.isfinite(self._f.centres).all(axis=1))
-        if not len(ok):
-            return None
-        c = self._f.centres[ok[-1]]
-        return float(c[0]), float(c[1])
+        return self.last_found_centre_scoring(-math.inf)
 
     def last_found_centre_scoring(self, min_score: float) -> tuple[float, float] | None:
         """Where the card was last found matching at least ``min_score``."""
