@@ -501,7 +501,11 @@ class Recognizer:
         0.92 to 0.79). The card on top is the whole card (face up or back) the detector is
         surest of; only the corner indices inside it are read, from the crop itself, and the
         surest reading names it. With no whole card, the surest lone index is taken (a card
-        mostly covered)."""
+        mostly covered). Each identity's support ranks the two likeliest; of those, the one
+        reported surer (the card's score, not its index's, times the index's reading) names it:
+        in the evaluation games' zone readings (stop 23's model runs, 960x540 and 1280x720) the
+        runner-up was reported surer 31 times, and the truth was the runner-up 16 times, the
+        first 9 times."""
         if not crops:
             return Detections.empty()
         images = [_bgr(c) for c in crops]
@@ -546,6 +550,8 @@ class Recognizer:
                 found = [score if det_cls == DET_CARD else float(scores[index[r]]) for r in (best, other)]
                 conf = found[0] * float(probs[start + best, cid])
                 second_conf = found[1] * float(probs[start + other, second])
+                if second_conf > conf:  # ranked by the index found, reported by the card found
+                    cid, second, conf, second_conf = second, cid, second_conf, conf
             start += n
             boxes.append(box)
             confs.append(min(max(conf, 0.0), 1.0))

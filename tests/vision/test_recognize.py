@@ -146,6 +146,21 @@ def test_a_zone_s_runner_up_is_the_identity_read_next_most_surely(tmp_path: Path
     assert row.runner_up_confidence.tolist() == [0.0]
 
 
+def test_of_a_zone_s_two_likeliest_identities_the_one_reported_surer_names_it(tmp_path: Path) -> None:
+    # the surer index (0.95) is read as QH only fairly (a grey crop), the other (0.6) as 7C
+    # surely: ranked by index score x reading QH leads (0.95 x ~0.85 > 0.6 x 1.0), but the card
+    # (0.9) x each reading puts 7C above QH, and that is what is reported: 7C names it
+    two = build_card_model(tmp_path / "two.onnx", [(DET_CARD, 80, 80, 70, 100, 0.9),
+                                                   (DET_INDEX, 55, 45, 14, 20, 0.95),
+                                                   (DET_INDEX, 105, 115, 14, 20, 0.6)], imgsz=160)
+    crop = _lit(np.zeros((264, 189, 3), np.uint8), [43, 58, 66, 91])
+    crop[crop == 255] = 150
+    row = Recognizer(two, threads=1).recognize_zones([crop])
+    assert row.label.tolist() == ["7C"] and row.runner_up.tolist() == [QH]
+    assert row.confidence[0] == pytest.approx(0.9, abs=0.01)
+    assert 0.5 < row.runner_up_confidence[0] < row.confidence[0] - 0.05
+
+
 def test_a_fixed_size_model_is_run_at_its_own_size(tmp_path: Path) -> None:
     fixed = Recognizer(build_card_model(tmp_path / "fixed.onnx", SCENE, imgsz=320, fixed=True), threads=1)
     assert fixed.fixed_input and fixed.imgsz == (320, 320)
