@@ -499,10 +499,10 @@ class Recognizer:
         The detector runs on the crops scaled to ``size`` (the crop's long side: at 160 a card of
         a live zone crop is about 80 x 115 pixels; at 96 the fixtures' events recall fell from
         0.92 to 0.79). The card on top is the whole card (face up or back) the detector is
-        surest of; only the corner indices inside it are read, from the crop itself, and the
-        surest reading names it. With no whole card, the surest lone index is taken (a card
-        mostly covered). Each identity's support ranks the two likeliest; of those, the one
-        reported surer (the card's score, not its index's, times the index's reading) names it:
+        surest of; only the corner indices inside it are read, from the crop itself. With no
+        whole card, the surest lone index is taken (a card mostly covered). The readings' support
+        (each index's score times its reading) ranks the two likeliest identities; of those, the
+        one reported surer (the card's score, not its index's, times the reading) names it:
         in the evaluation games' zone readings (stop 23's model runs, 960x540 and 1280x720) the
         runner-up was reported surer 31 times, and the truth was the runner-up 16 times, the
         first 9 times."""
