@@ -65,9 +65,9 @@ def rec(model_path: Path) -> Recognizer:
 
 
 def _lit(image: np.ndarray, box: list[float]) -> np.ndarray:
-    """``image`` with a white square round ``box`` (the crop the classifier gets is bright)."""
+    """``image`` with a white square round ``box`` (each crop the classifier gets is bright)."""
     x1, y1, x2, y2 = box
-    side = max(x2 - x1, y2 - y1) * 0.7
+    side = max(x2 - x1, y2 - y1) * 0.8  # over the largest of INDEX_PADS (1.4 x the box)
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     image[int(cy - side):int(cy + side), int(cx - side):int(cx + side)] = 255
     return image
@@ -344,6 +344,25 @@ def test_index_crop_is_a_square_round_the_box() -> None:
     assert crop[2, 32].tolist() == [0] * 3
     edge = index_crop(image, np.array([0, 0, 10, 10], np.float32), 32)  # outside: the edge repeated
     assert edge.shape == (32, 32, 3) and not edge.any()
+
+
+def test_an_index_is_read_at_each_pad_and_its_readings_averaged(model_path: Path) -> None:
+    # a bright 20 x 20 index on black: its crop at pad 1.0 is all bright (QH); at 1.4 (28 px)
+    # half of the crop is black, and the fake classifier (softmax of the crop's mean) reads QH
+    # far less surely
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[40:60, 90:110] = 255
+    box = np.array([90, 40, 110, 60], np.float32)
+    one = {pad: Recognizer(model_path, threads=1, index_pads=(pad,)).read_indices([(image, box)])[0]
+           for pad in (1.0, 1.2, 1.4)}
+    assert one[1.0][QH] > 0.99 and one[1.4][QH] < 0.9
+    three = Recognizer(model_path, threads=1).read_indices([(image, box), (image, box + 60)])
+    assert three.shape == (2, len(CODES))
+    np.testing.assert_allclose(three[0], (one[1.0] + one[1.2] + one[1.4]) / 3, atol=1e-6)
+    assert three[1].argmax() == SEVEN_C  # the second box, off the square: dark
+    assert Recognizer(model_path, threads=1).read_indices([]).shape == (0, len(CODES))
+    with pytest.raises(ValueError, match="index_pads"):
+        Recognizer(model_path, index_pads=())
 
 
 def test_whole_images_are_run_at_each_scale_and_merged(model_path: Path) -> None:
