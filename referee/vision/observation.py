@@ -67,6 +67,9 @@ TAKE_BACK_GRAB_S = 0.06
 #: false F_TAKE_BACK in games 5017 and 5018, read at 0.80-0.86 with the top at 0.85-0.87; the
 #: true take-backs' runner-ups were other cards, or the top below 0.01)
 TAKE_BACK_CONFIDENCE = 0.75
+#: ... or at least this share as surely as the card read (stop 25: game 5018 at 960x540, a pile
+#: read 2D at 0.76 with its top AC second at 0.59, a false F_TAKE_BACK and three faults after it)
+TAKE_BACK_TOP_SHARE = 0.5
 #: a card found underneath another touched the pile about this long after it left its slot
 #: (the median carry of the 187 plays in the 20 evaluation games; 0.33-0.58 s for 80 %)
 PLAY_CARRY_S = 0.46
@@ -1051,7 +1054,8 @@ class Observer:
         # a take-back: the card now on top lay beneath the one that left, or beneath the two
         # that left (both taken back while hands never left the pile)
         depth = _taken_back(pile, old, new)
-        top_read_too = reading.runner_up == old and reading.runner_up_confidence >= TAKE_BACK_CONFIDENCE
+        top_read_too = reading.runner_up == old and reading.runner_up_confidence >= min(
+            TAKE_BACK_CONFIDENCE, TAKE_BACK_TOP_SHARE * reading.confidence)
         if depth is not None and (reading.confidence < TAKE_BACK_CONFIDENCE or top_read_too):
             # (the top read surely as well, as the runner-up: one of its indices showed it still)
             log.info("frame %d: %s read as %s (%.2f; runner-up %s, %.2f), beneath its top %s: not sure "

@@ -144,6 +144,9 @@ def test_a_take_back_needs_a_sure_reading(layout: MatLayout) -> None:
     # surely, but with the top read surely as well, as the runner-up: the top stays
     assert table.frame_with({"pile1": "5D"}, confidence=0.85, runner_up=("KD", 0.8)) == []
     assert table.obs.state.tops["pile1"] == "KD"
+    # ... or the top less surely, but at least half as surely as the card read (game 5018)
+    assert table.frame_with({"pile1": "5D"}, confidence=0.76, runner_up=("KD", 0.59)) == []
+    assert table.obs.state.tops["pile1"] == "KD"
     events = table.frame_with({"pile1": "5D"}, confidence=0.8, runner_up=("KD", 0.1))  # the top not
     assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
     # from under a later card: a slot read unsurely as the card beneath turned it (the engine

@@ -346,7 +346,7 @@ def test_index_crop_is_a_square_round_the_box() -> None:
     assert edge.shape == (32, 32, 3) and not edge.any()
 
 
-def test_an_index_is_read_at_each_pad_and_its_readings_averaged(model_path: Path) -> None:
+def test_an_index_is_read_at_each_pad_and_its_readings_joined(model_path: Path) -> None:
     # a bright 20 x 20 index on black: its crop at pad 1.0 is all bright (QH); at 1.4 (28 px)
     # half of the crop is black, and the fake classifier (softmax of the crop's mean) reads QH
     # far less surely
@@ -358,7 +358,9 @@ def test_an_index_is_read_at_each_pad_and_its_readings_averaged(model_path: Path
     assert one[1.0][QH] > 0.99 and one[1.4][QH] < 0.9
     three = Recognizer(model_path, threads=1).read_indices([(image, box), (image, box + 60)])
     assert three.shape == (2, len(CODES))
-    np.testing.assert_allclose(three[0], (one[1.0] + one[1.2] + one[1.4]) / 3, atol=1e-6)
+    joint = np.cbrt((one[1.0] + 1e-6) * (one[1.2] + 1e-6) * (one[1.4] + 1e-6))  # geometric mean
+    np.testing.assert_allclose(three[0], joint / joint.sum(), atol=1e-3)  # the eps, added twice here
+    assert one[1.4][QH] < three[0][QH] < one[1.0][QH]
     assert three[1].argmax() == SEVEN_C  # the second box, off the square: dark
     assert Recognizer(model_path, threads=1).read_indices([]).shape == (0, len(CODES))
     with pytest.raises(ValueError, match="index_pads"):
