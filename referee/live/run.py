@@ -276,10 +276,14 @@ def _even(picture: np.ndarray) -> np.ndarray:
 #: x264 preset of the annotated video: the encoder shares the two cores with the referee, and
 #: "veryfast" held a 1280x720 replay to 1.3x real time (docs/pipeline.md)
 ANNOTATED_PRESET = "ultrafast"
+#: ... and its quality: the 31 s 1280x720 game 5000 took 24 MB at x264's default 23 and 6.2 MB
+#: at 28, its overlay text and card indices as readable (stop 25, docs/pipeline.md)
+ANNOTATED_CRF = 28
 
 
 def _video_writer(path: Path, picture: np.ndarray, fps: float) -> Any:
     from referee.sim.video import VideoWriter
 
     h, w = _even(picture).shape[:2]
-    return VideoWriter(path, (w, h), fps=round(fps, 3) if fps else 30, preset=ANNOTATED_PRESET)
+    return VideoWriter(path, (w, h), fps=round(fps, 3) if fps else 30, preset=ANNOTATED_PRESET,
+                       crf=ANNOTATED_CRF)

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli.main import main
+from referee.live.run import ANNOTATED_CRF
 from referee.vision.recognize import DEFAULT_MODEL, index_model_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))
@@ -49,6 +50,8 @@ def test_replay_writes_the_log_the_video_and_a_summary(model: Path, tmp_path: Pa
     video = cv2.VideoCapture(str(out / "annotated.mp4"))
     assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == 96
     video.release()
+    # encoded as configured: x264 writes its settings into the stream
+    assert f"crf={ANNOTATED_CRF}.0".encode() in (out / "annotated.mp4").read_bytes()
     assert "96 frames, 0 dropped" in stdout
     code, _, _ = run("check", str(out / "events.jsonl"))
     assert code == 0  # what it wrote is a valid log the rules agree with
