@@ -50,14 +50,16 @@ class Table:
                    unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0,
                    before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6,
                    kept: tuple[str, ...] = (), carried: bool = False,
-                   beneath: frozenset[str] = frozenset(), runner_up: tuple[str, float] | None = None) -> list:
+                   beneath: frozenset[str] = frozenset(), runner_up: tuple[str, float] | None = None,
+                   guess: str | None = None) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
         ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
         in ``self.busy_since``), with
         ``unsettled`` zones still busy (those in ``kept`` showing, where no hand covers them, the
         card that lay there; each busy since the frame in ``self.busy_since``, if there);
         ``carried``: the changes settled by a carried landing (ZoneChange.carried), with the
-        cards followed to the zone ``beneath``; ``runner_up``: the identity each reading put second."""
+        cards followed to the zone ``beneath``; ``runner_up``: the identity each reading put second;
+        ``guess``: for a card not read surely (``card``), the identity it was read as."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
@@ -80,7 +82,8 @@ class Table:
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
         second, second_confidence = runner_up or (None, 0.0)
         readings = {z: ZoneReading(z, lab, confidence, self.frame, t, runner_up=second,
-                                   runner_up_confidence=second_confidence) for z, lab in changes.items()}
+                                   runner_up_confidence=second_confidence, guess=guess)
+                    for z, lab in changes.items()}
         return self.obs.update(tracked, readings)
 
     def idle(self, n: int, **kwargs: object) -> None:
@@ -679,6 +682,26 @@ def test_a_turn_under_a_hand_that_stays_long_is_timed_from_when_its_slot_went_bu
     assert events[0].evidence["since_t"] == round(went_busy, 4)
     assert abs(events[0].t - (went_busy + TURN_AFTER_BUSY_MAX_S)) < 1e-9
     assert events[0].t < table.frame / FPS - TURN_UNDER_HAND_LAG_S - 0.4
+
+
+def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_change(
+        layout: MatLayout) -> None:
+    """Game 5015 at 1280x720: B's 7S, turned at 6.69 s, read 7S at 0.47 when its slot settled
+    under the hand (6.77 s); the hand came back over it before it was read again, and it was
+    read surely when the slot settled again (7.33 s): the turn is the first change's."""
+    table = Table(layout)
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    assert table.frame_with({"A.stock3": "card"}, confidence=0.47, guess="6C", **under) == []
+    first = table.frame / FPS
+    events = table.frame_with({"A.stock3": "6C"}, confidence=0.85, busy_frames=15, **under)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert events[0].t < first and events[0].evidence["settled_frame"] == round(first * FPS)
+    # read surely as another card than guessed: the second change explains it
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "card"}, confidence=0.41, guess="8H", **under) == []
+    first = table.frame / FPS
+    events = table.frame_with({"A.stock3": "QH"}, confidence=0.95, busy_frames=15, **under)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "QH")] and events[0].t > first
 
 
 def test_a_slot_read_unsurely_under_a_hand_stays_a_source(layout: MatLayout) -> None:
