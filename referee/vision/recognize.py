@@ -427,12 +427,6 @@ class Recognizer:
             raise InputError(f"unexpected model output {out.shape} for input {blob.shape}", str(path))
         return out
 
-    def classify_indices(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Identity (0-51) and probability of each corner-index crop (:func:`index_crop`)."""
-        probs = self.index_probabilities(crops)
-        best = probs.argmax(1)
-        return best, probs[np.arange(len(best)), best]
-
     def index_probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         """(n, 52) float32: each corner-index crop's probability of each identity (columns in
         :data:`CODES` order)."""

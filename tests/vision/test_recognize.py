@@ -327,8 +327,9 @@ def test_an_exported_ultralytics_model_loads(tmp_path: Path, monkeypatch: pytest
                                opset=17))
     exported.replace(index_model_path(path))
     real = Recognizer(path, threads=1)
-    codes, probs = real.classify_indices([np.zeros((INDEX_CROP, INDEX_CROP, 3), np.uint8)] * 2)
-    assert codes.shape == (2,) and np.all((probs > 0) & (probs <= 1))
+    probs = real.index_probabilities([np.zeros((INDEX_CROP, INDEX_CROP, 3), np.uint8)] * 2)
+    assert probs.shape == (2, len(CODES)) and np.all((probs >= 0) & (probs <= 1))
+    np.testing.assert_allclose(probs.sum(1), 1, atol=1e-4)
     assert real.imgsz == (128, 128) and not real.fixed_input
     assert isinstance(real.detect(np.zeros((72, 128, 3), np.uint8)), Detections)
     assert len(real.recognize_zones([np.zeros((100, 70, 3), np.uint8)] * 3)) == 3
