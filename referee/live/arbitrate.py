@@ -823,4 +823,3 @@ def _top_read_doubtful(top: Play, under: Play, share: float) -> str:
 
 
 __all__ = ["Arbiter", "ArbiterCosts", "ArbiterSettings", "Arbitrated", "Landing"]
-
