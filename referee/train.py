@@ -49,7 +49,9 @@ from referee.vision.recognize import (
     DET_HAND,
     DET_INDEX,
     DETECTOR_CLASSES,
+    FACE_CROP,
     INDEX_CROP,
+    face_crop,
     index_crop,
 )
 
@@ -113,6 +115,10 @@ class ClassifierConfig:
                                                                 "erasing": 0.1})
 
 
+def _face_classifier() -> ClassifierConfig:
+    return ClassifierConfig(imgsz=FACE_CROP, epochs=10, batch=128, crops_per_frame=6)
+
+
 @dataclass(frozen=True)
 class ExportConfig:
     imgsz: int = 960  # the long side a whole photo is run at (the ONNX metadata says so)
@@ -133,6 +139,8 @@ class TrainConfig:
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     classifier: ClassifierConfig = field(default_factory=ClassifierConfig)
+    #: the face classifier: 52 identities from a whole face-up card (its pips and figures)
+    face: ClassifierConfig = field(default_factory=_face_classifier)
     export: ExportConfig = field(default_factory=ExportConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
@@ -192,10 +200,14 @@ def parse_config(raw: object, where: str = "config") -> TrainConfig:
     if not isinstance(raw, dict):
         raise InputError("must be a mapping of settings", where)
     sections = {"data": DataConfig, "model": ModelConfig, "classifier": ClassifierConfig,
-                "export": ExportConfig, "eval": EvalConfig}
+                "face": ClassifierConfig, "export": ExportConfig, "eval": EvalConfig}
     top = {k: v for k, v in raw.items() if k not in sections}
     base = _section(TrainConfig, top, "")
     parts = {k: _section(cls, raw.get(k), k) for k, cls in sections.items()}
+    if raw.get("face") is None:  # the face classifier's own defaults, not the index classifier's
+        parts["face"] = _face_classifier()
+    elif isinstance(raw["face"], dict):
+        parts["face"] = _section(ClassifierConfig, {**asdict(_face_classifier()), **raw["face"]}, "face")
     cfg = TrainConfig(name=base.name, seed=base.seed, **parts)
     checks = [
         (cfg.seed >= 0, "seed", "must be >= 0"),
@@ -222,6 +234,13 @@ def parse_config(raw: object, where: str = "config") -> TrainConfig:
         (cfg.classifier.epochs >= 1, "classifier.epochs", "must be >= 1"),
         (cfg.classifier.batch >= 1, "classifier.batch", "must be >= 1"),
         (cfg.classifier.crops_per_frame >= 1, "classifier.crops_per_frame", "must be >= 1"),
+        (cfg.face.arch.endswith("-cls.yaml"), "face.arch",
+         "must be a classifier definition (yolo11n-cls.yaml)"),
+        (cfg.face.imgsz >= 32 and cfg.face.imgsz % 32 == 0, "face.imgsz", "must be a multiple of 32, >= 32"),
+        (cfg.face.epochs >= 1, "face.epochs", "must be >= 1"),
+        (cfg.face.batch >= 1, "face.batch", "must be >= 1"),
+        (cfg.face.crops_per_frame >= 1, "face.crops_per_frame", "must be >= 1"),
+        (cfg.face.optimizer in OPTIMIZERS, "face.optimizer", f"must be one of {', '.join(OPTIMIZERS)}"),
         (cfg.model.optimizer in OPTIMIZERS, "model.optimizer", f"must be one of {', '.join(OPTIMIZERS)}"),
         (cfg.classifier.optimizer in OPTIMIZERS, "classifier.optimizer",
          f"must be one of {', '.join(OPTIMIZERS)}"),
@@ -387,6 +406,42 @@ def index_crops(image: np.ndarray, cards: list[CardLabel], size: tuple[int, int]
     return out
 
 
+#: A face-up card is cut for the face classifier when this much of it is uncovered (the
+#: referee reads a zone's top card with a hand often still over part of it).
+FACE_VISIBLE = 0.5
+#: ... turned upright (its long side vertical, either way up, as it lies in a zone crop), then
+#: askew by up to this many degrees, as a card lies on its zone.
+FACE_TILT_DEG = 12.0
+
+
+def face_crops(image: np.ndarray, cards: list[CardLabel], limit: int, rng: np.random.Generator,
+               min_scale: float = 1.0, size: int = FACE_CROP) -> list[tuple[str, np.ndarray]]:
+    """Up to ``limit`` (card code, crop) pairs of the face-up cards of one frame at least
+    :data:`FACE_VISIBLE` uncovered, chosen at random, each cut by
+    :func:`referee.vision.recognize.face_crop` from the jittered box of the card turned
+    upright (``min_scale``: as :func:`index_crops`)."""
+    found = [card for card in cards if card.code is not None and card.visible >= FACE_VISIBLE]
+    out = []
+    for k in rng.permutation(len(found))[:limit]:
+        card = found[int(k)]
+        quad = card.quad.astype(np.float64)
+        top = quad[1] - quad[0]
+        angle = float(np.degrees(np.arctan2(top[1], top[0])))  # the top edge's slope in the image
+        angle += float(rng.uniform(-FACE_TILT_DEG, FACE_TILT_DEG)) + (180.0 if rng.random() < 0.5 else 0.0)
+        turn = cv2.getRotationMatrix2D(tuple(float(v) for v in quad.mean(0)), angle, 1.0)
+        pts = quad @ turn[:, :2].T + turn[:, 2]
+        (x1, y1), (x2, y2) = pts.min(0), pts.max(0)
+        bw, bh = x2 - x1, y2 - y1
+        shift = rng.uniform(-CROP_JITTER / 2, CROP_JITTER / 2, 2) * (bw, bh)
+        scale = rng.uniform(1 - CROP_JITTER / 2, 1 + CROP_JITTER)
+        cx, cy = (x1 + x2) / 2 + shift[0], (y1 + y2) / 2 + shift[1]
+        box = np.array([cx - bw * scale / 2, cy - bh * scale / 2, cx + bw * scale / 2, cy + bh * scale / 2])
+        seen = image if min_scale >= 1 else coarser(image, float(rng.uniform(min_scale, 1.0)))
+        assert card.code is not None
+        out.append((card.code, face_crop(seen, box, size, turn=turn)))
+    return out
+
+
 def coarser(image: np.ndarray, s: float) -> np.ndarray:
     """``image`` as a camera with ``s`` times its pixels per mm sees it, at ``image``'s size."""
     h, w = image.shape[:2]
@@ -509,6 +564,11 @@ def _write_groups(cfg: TrainConfig, out: str, groups: range, val: set[int]
         for j, (code, crop) in enumerate(crops):
             _write_jpeg(root / "index" / split / code / f"{i:06d}-{j}.jpg", crop)
             per_class[f"index:{code}"] = per_class.get(f"index:{code}", 0) + 1
+        rng = np.random.default_rng([cfg.seed, i, 11])
+        for j, (code, crop) in enumerate(face_crops(image, cards, cfg.face.crops_per_frame, rng,
+                                                    cfg.data.index_min_scale, cfg.face.imgsz)):
+            _write_jpeg(root / "face" / split / code / f"{i:06d}-{j}.jpg", crop)
+            per_class[f"face:{code}"] = per_class.get(f"face:{code}", 0) + 1
         decks[deck] = decks.get(deck, 0) + 1
         n += 1
     return per_class, decks, n
@@ -523,7 +583,8 @@ def write_dataset(cfg: TrainConfig, out: str | Path, progress: Callable[[int, in
     out = Path(out).resolve()
     key = json.loads(json.dumps({"seed": cfg.seed, "data": asdict(cfg.data),
                                  "classes": list(DETECTOR_CLASSES),
-                                 "crops_per_frame": cfg.classifier.crops_per_frame, "crop": INDEX_CROP}))
+                                 "crops_per_frame": cfg.classifier.crops_per_frame, "crop": INDEX_CROP,
+                                 "faces_per_frame": cfg.face.crops_per_frame, "face_crop": cfg.face.imgsz}))
     stamp = out / "dataset.json"
     if stamp.is_file():
         old = json.loads(stamp.read_text(encoding="utf-8"))
@@ -540,7 +601,9 @@ def write_dataset(cfg: TrainConfig, out: str | Path, progress: Callable[[int, in
     for split in ("train", "val"):
         for code in CODES:
             (out / "index" / split / code).mkdir(parents=True, exist_ok=True)
-    per_class = dict.fromkeys([*DETECTOR_CLASSES, *(f"index:{c}" for c in CODES)], 0)
+            (out / "face" / split / code).mkdir(parents=True, exist_ok=True)
+    per_class = dict.fromkeys([*DETECTOR_CLASSES, *(f"index:{c}" for c in CODES),
+                               *(f"face:{c}" for c in CODES)], 0)
     decks: dict[str, int] = {}
     t0 = time.perf_counter()
     from referee.sim.dataset import GROUP
@@ -593,6 +656,8 @@ class TrainResult:
     weights: Path
     index_onnx: Path  # the corner-index classifier
     index_weights: Path
+    face_onnx: Path  # the face classifier
+    face_weights: Path
     summary: Path
     metrics: dict[str, float]
 
@@ -647,7 +712,7 @@ def pick_device(setting: str) -> str:
     return "0" if torch.cuda.is_available() else "cpu"
 
 
-STAGES = ("detector", "classifier")
+STAGES = ("detector", "classifier", "face")
 
 
 def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | None = None,
@@ -656,7 +721,7 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
     """Render, train, validate and export (see the module doc); weights and summary to ``out``.
 
     ``threads``: torch threads on a CPU (default: every core this process may use).
-    ``stages``: which of the two models to train now; the other is left as it is in ``out``
+    ``stages``: which of the three models to train now; the others are left as it is in ``out``
     (the summary keeps what an earlier run recorded of it). ``from_weights``: do not train the
     one stage given, validate and export these weights instead (a run cut short: ultralytics
     keeps ``last.pt`` of every epoch under ``WORK/runs/NAME*/weights/``). ``start_from``: train
@@ -703,10 +768,11 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
         "config": cfg.to_dict(), "device": device, "torch_threads": cores,
         "torch": torch.__version__, "ultralytics": __import__("ultralytics").__version__,
         "dataset": {k: v for k, v in dataset.items() if k != "key"}, "render_s": round(t_data, 1),
-        "detector": old.get("detector"), "classifier": old.get("classifier"),
+        "detector": old.get("detector"), "classifier": old.get("classifier"), "face": old.get("face"),
     }
     paths = {"detector": (out / f"{cfg.name}.onnx", out / f"{cfg.name}.pt"),
-             "classifier": (out / f"{cfg.name}-index.onnx", out / f"{cfg.name}-index.pt")}
+             "classifier": (out / f"{cfg.name}-index.onnx", out / f"{cfg.name}-index.pt"),
+             "face": (out / f"{cfg.name}-face.onnx", out / f"{cfg.name}-face.pt")}
     runs = work / "runs"
     started: dict[str, str] | None = None
     if start_from is not None:  # the output may overwrite it (models/NAME-index.pt): keep the start
@@ -717,16 +783,16 @@ def train(cfg: TrainConfig, out: str | Path, work: str | Path, threads: int | No
         summary["detector"] = _train_detector(cfg, work / "dataset", runs, device, *paths["detector"],
                                               from_weights=from_weights, start_from=start_from,
                                               earlier=old.get("detector"), started=started)
-    if "classifier" in stages:
-        summary["classifier"] = _train_classifier(cfg, work / "dataset" / "index", runs, device,
-                                                  *paths["classifier"], from_weights=from_weights,
-                                                  start_from=start_from, earlier=old.get("classifier"),
-                                                  started=started)
+    for stage, folder, section in (("classifier", "index", cfg.classifier), ("face", "face", cfg.face)):
+        if stage in stages:
+            summary[stage] = _train_classifier(cfg, section, folder, work / "dataset" / folder, runs, device,
+                                               *paths[stage], from_weights=from_weights,
+                                               start_from=start_from, earlier=old.get(stage), started=started)
     summary_path.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     metrics = {f"{stage}/{k}": v for stage in STAGES
                for k, v in ((summary[stage] or {}).get("metrics") or {}).items()}
     log.info("trained %s: %s", out, metrics)
-    return TrainResult(*paths["detector"], *paths["classifier"], summary_path, metrics)
+    return TrainResult(*paths["detector"], *paths["classifier"], *paths["face"], summary_path, metrics)
 
 
 def _fit(model: Any, **kwargs: Any) -> tuple[Path, int, float]:
@@ -821,22 +887,22 @@ def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_
     return _stage_summary(epochs_run, seconds, metrics, onnx_path, pt_path, started, earlier)
 
 
-def _train_classifier(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path,
-                      from_weights: str | Path | None = None, start_from: str | Path | None = None,
-                      earlier: dict[str, Any] | None = None, started: dict[str, str] | None = None
-                      ) -> dict[str, Any]:
+def _train_classifier(cfg: TrainConfig, c: ClassifierConfig, kind: str, data: Path, runs: Path, device: str,
+                      onnx_path: Path, pt_path: Path, from_weights: str | Path | None = None,
+                      start_from: str | Path | None = None, earlier: dict[str, Any] | None = None,
+                      started: dict[str, str] | None = None) -> dict[str, Any]:
+    """One of the classifiers (``kind``: ``index`` or ``face``, its crops in ``data``)."""
     from ultralytics import YOLO
 
-    c = cfg.classifier
     best, epochs_run, seconds = _done_run(from_weights) if from_weights else _fit(
         _initial(c.arch, start_from, "classify"), data=str(data), epochs=c.epochs, imgsz=c.imgsz,
         batch=c.batch, workers=c.workers, device=device, seed=cfg.seed, deterministic=True,
         pretrained=start_from is not None, plots=False, amp=device != "cpu", project=str(runs),
-        name=f"{cfg.name}-index", exist_ok=True, verbose=False,
+        name=f"{cfg.name}-{kind}", exist_ok=True, verbose=False,
         optimizer=c.optimizer, **c.augment)
     model = YOLO(str(best), task="classify")
     val = model.val(data=str(data), imgsz=c.imgsz, batch=c.batch, device=device, plots=False, verbose=False,
-                    project=str(runs), name=f"{cfg.name}-index-val", exist_ok=True)
+                    project=str(runs), name=f"{cfg.name}-{kind}-val", exist_ok=True)
     metrics = {k.replace("metrics/", ""): round(float(v), 5) for k, v in val.results_dict.items()}
     exported = Path(model.export(format="onnx", imgsz=c.imgsz, dynamic=True, opset=cfg.export.opset,
                                  simplify=False, device="cpu"))

@@ -14,6 +14,7 @@ import yaml
 
 from referee.errors import InputError, MissingPrerequisite
 from referee.train import (
+    FACE_VISIBLE,
     INDEX_H,
     INDEX_W,
     CardLabel,
@@ -21,6 +22,7 @@ from referee.train import (
     _deck_for,
     _import_ultralytics,
     card_labels,
+    face_crops,
     frame_labels,
     index_crops,
     index_regions,
@@ -31,13 +33,13 @@ from referee.train import (
     train,
     write_dataset,
 )
-from referee.vision.recognize import CODES, DET_BACK, DET_CARD, DET_HAND, DET_INDEX, INDEX_CROP
+from referee.vision.recognize import CODES, DET_BACK, DET_CARD, DET_HAND, DET_INDEX, FACE_CROP, INDEX_CROP
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
 
 @pytest.mark.parametrize("name", ["train.yaml", "train-continue.yaml", "train-gpu.yaml", "train-coarse.yaml",
-                                  "smoke.yaml"])
+                                  "train-face.yaml", "smoke.yaml"])
 def test_the_committed_configs_load(name: str) -> None:
     cfg = load_config(MODELS / name)
     assert cfg.model.arch == "yolo11n.yaml" and cfg.data.holdout_deck == "feliksh"
@@ -61,6 +63,10 @@ def test_the_committed_configs_load(name: str) -> None:
     ({"data": {"colour": "red"}}, "unknown key 'colour'"),
     ({"epochs": 3}, "unknown key 'epochs'"),
     ({"eval": {"seed": 0}}, "eval.seed: must differ from seed"),
+    ({"face": {"arch": "yolo11n.yaml"}}, "face.arch: must be a classifier definition"),
+    ({"face": {"imgsz": 50}}, "face.imgsz: must be a multiple of 32"),
+    ({"face": {"crops_per_frame": 0}}, "face.crops_per_frame: must be >= 1"),
+    ({"face": {"size": 64}}, "face: unknown key 'size'"),
     ({"name": "my model!"}, "name: must be ASCII"),
     ({"data": [1, 2]}, "data: must be a mapping"),
     ([1, 2], "must be a mapping of settings"),
@@ -83,6 +89,10 @@ def test_partial_configs_take_the_defaults() -> None:
     cfg = parse_config({"seed": 3, "model": {"epochs": 5}})
     assert cfg.seed == 3 and cfg.model.epochs == 5 and cfg.model.imgsz == 960
     assert cfg.data == DataConfig()
+    # the face classifier's own defaults (not the index classifier's), also under a partial section
+    assert (cfg.face.imgsz, cfg.face.crops_per_frame) == (FACE_CROP, 6)
+    face = parse_config({"face": {"epochs": 3}}).face
+    assert (face.epochs, face.crops_per_frame, face.batch) == (3, 6, 128)
 
 
 def _card(code: str, quad: list[list[float]], face_up: bool = True, visible: float = 1.0) -> SimpleNamespace:
@@ -158,6 +168,9 @@ def test_a_small_dataset_is_written_and_reused(tmp_path: Path) -> None:
     assert cv2.imread(str(crops[0])).shape == (INDEX_CROP, INDEX_CROP, 3)
     assert sum(summary["per_class"][f"index:{c}"] for c in CODES) == len(
         list((tmp_path / "ds" / "index").glob("*/*/*.jpg")))
+    faces = sorted((tmp_path / "ds" / "face").glob("*/*/*.jpg"))
+    assert faces and sum(summary["per_class"][f"face:{c}"] for c in CODES) == len(faces)
+    assert cv2.imread(str(faces[0])).shape == (FACE_CROP, FACE_CROP, 3)
     labels = (tmp_path / "ds" / "labels" / "train" / "000000.txt").read_text(encoding="ascii")
     first = (tmp_path / "ds" / "images" / "train" / "000000.jpg").stat().st_mtime_ns
     assert write_dataset(cfg, tmp_path / "ds")["render_s"] == summary["render_s"]  # up to date: kept
@@ -270,3 +283,36 @@ def test_index_crops_can_be_cut_as_a_coarser_camera_sees_them() -> None:
     assert _sharpness(coarse) < 0.5 * _sharpness(sharp)
     # the same place: the blurred board still averages to the same grey where it lay
     assert abs(float(coarse.mean()) - float(sharp.mean())) < 10
+
+
+@pytest.mark.parametrize("angle", [0.0, 30.0, 95.0, -140.0])
+def test_face_crops_show_the_card_upright_and_filling_the_crop(angle: float) -> None:
+    # a card, red above and blue below, turned by ``angle`` on a green table
+    w, h = 40, 56
+    face = np.zeros((h, w, 3), np.uint8)
+    face[: h // 2] = (0, 0, 255)
+    face[h // 2:] = (255, 0, 0)
+    centre = np.array([160.0, 90.0])
+    t = np.radians(angle)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    quad = (np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64) - (w / 2, h / 2)) @ rot.T + centre
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad.astype(np.float32))
+    image = np.full((180, 320, 3), (0, 160, 0), np.uint8)
+    mask = cv2.warpPerspective(np.full((h, w), 255, np.uint8), m, (320, 180)) > 127
+    image[mask] = cv2.warpPerspective(face, m, (320, 180))[mask]
+    card = CardLabel("7C", None, (), 1.0, quad.astype(np.float32))
+    hidden = CardLabel("8C", None, (), FACE_VISIBLE - 0.1, quad.astype(np.float32))
+    back = CardLabel(None, None, (), 1.0, quad.astype(np.float32))
+    for seed in range(6):
+        crops = face_crops(image, [hidden, back, card], 5, np.random.default_rng(seed))
+        assert [code for code, _ in crops] == ["7C"]  # not the covered card, not the back
+        crop = crops[0][1].astype(int)
+        assert crop.shape == (FACE_CROP, FACE_CROP, 3)
+        green = (crop[..., 1] > 100) & (crop[..., 0] < 100) & (crop[..., 2] < 100)
+        assert green.mean() < 0.45  # the card fills the crop, askew by up to FACE_TILT_DEG (at 12: 0.4)
+        mid = FACE_CROP // 2
+        top = crop[4:mid - 8, mid - 6:mid + 6].mean((0, 1))
+        bottom = crop[mid + 8:-4, mid - 6:mid + 6].mean((0, 1))
+        red_top = top[2] > 150 and bottom[0] > 150  # upright ...
+        blue_top = top[0] > 150 and bottom[2] > 150  # ... or upside down, never on its side
+        assert red_top or blue_top, (top, bottom)

@@ -72,8 +72,8 @@ def detect(images: tuple[str, ...], as_json: bool, annotate: str | None, conf: f
               help="Dataset, runs and caches (default: .cache/train/NAME).")
 @click.option("--threads", type=click.IntRange(1, 256), default=None,
               help="CPU threads for torch and rendering processes (default: every core).")
-@click.option("--stage", "stages", type=click.Choice(["detector", "classifier"]), multiple=True,
-              help="Train only this model (repeatable; default: both). The dataset is rendered once "
+@click.option("--stage", "stages", type=click.Choice(["detector", "classifier", "face"]), multiple=True,
+              help="Train only this model (repeatable; default: all three). The dataset is rendered once "
                    "and reused while the config's data section is unchanged.")
 @click.option("--from-weights", type=click.Path(dir_okay=False), default=None,
               help="Validate and export these weights for the one --stage instead of training (a run cut "
@@ -85,9 +85,9 @@ def train(config: str, out: str | None, work: str | None, threads: int | None,
           stages: tuple[str, ...], from_weights: str | None, start_from: str | None) -> None:
     """Render a dataset, train the card models from scratch, validate them, export ONNX.
 
-    Two models: NAME.onnx finds corner indices, cards, backs and hands; NAME-index.onnx reads
-    a corner index (52 identities). Needs the [train] extra (torch, ultralytics):
-    pip install -e ".[train]".
+    Three models: NAME.onnx finds corner indices, cards, backs and hands; NAME-index.onnx reads
+    a corner index and NAME-face.onnx a whole face-up card (52 identities each). Needs the
+    [train] extra (torch, ultralytics): pip install -e ".[train]".
     """
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -104,7 +104,8 @@ def train(config: str, out: str | None, work: str | None, threads: int | None,
                                 progress=lambda done, total: bar.update(task, completed=done),
                                 stages=stages or training.STAGES, from_weights=from_weights,
                                 start_from=start_from)
-    click.echo(f"models: {result.onnx}, {result.index_onnx} (and .pt); summary: {result.summary}")
+    click.echo(f"models: {result.onnx}, {result.index_onnx}, {result.face_onnx} (and .pt); "
+               f"summary: {result.summary}")
     click.echo("validation: " + ", ".join(f"{k} {v:.3f}" for k, v in result.metrics.items()))
 
 

@@ -110,10 +110,10 @@ def _reader(model: str | None, calibration: Any) -> Any:
 
 
 def model_files(model: str | None) -> list[Path]:
-    from referee.vision.recognize import DEFAULT_MODEL, index_model_path
+    from referee.vision.recognize import DEFAULT_MODEL, face_model_path, index_model_path
 
     detector = Path(model) if model else DEFAULT_MODEL
-    return [detector, index_model_path(detector)]
+    return [detector, index_model_path(detector), face_model_path(detector)]
 
 
 def _open_input(video: str, opened: Any = None) -> tuple[Any, Any]:
@@ -213,7 +213,8 @@ _common = [
     click.option("--board", "board_spec", default=None, metavar="PORT|console",
                  help="Signal faults and calls on the LED/buzzer board at PORT, or print them (console)."),
     click.option("--model", type=click.Path(dir_okay=False), default=None,
-                 help="The card model (default: models/cards.onnx, with cards-index.onnx beside it)."),
+                 help="The card model (default: models/cards.onnx, with cards-index.onnx and "
+                      "cards-face.onnx beside it)."),
     click.option("--prelude", type=click.Path(dir_okay=False), default=None,
                  help="A log of the game so far, when the video starts mid-game (face-down cards and pile "
                       "sizes cannot be seen); without it the first frame is read as a new round's layout."),

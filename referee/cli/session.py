@@ -86,7 +86,7 @@ def _describe(s: dict[str, Any]) -> list[str]:
               metavar="session|FILE", help="The calibration the session recorded, or another file.")
 @click.option("--model", type=click.Path(dir_okay=False), default=None,
               help="The card model to judge with now (default: models/cards.onnx, with cards-index.onnx "
-                   "beside it).")
+                   "and cards-face.onnx beside it).")
 @click.option("--tolerance", type=click.FloatRange(min=0.0, max=5.0), default=0.5, show_default=True,
               help="Seconds apart that the two runs may place the same moment (docs/sessions.md, rejudge).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,

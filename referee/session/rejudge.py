@@ -40,7 +40,7 @@ from referee.session.files import sha256_file
 from referee.session.verify import SegmentCheck, Session, SessionReport
 
 TOLERANCE_S = 0.5  # how far apart in time the same moment may be placed by two runs
-MODEL_ROLES = ("card detector", "index classifier")  # the order of session.json's "models"
+MODEL_ROLES = ("card detector", "index classifier", "face classifier")  # session.json's "models" order
 EDGE_FRAMES = 1.0  # a span of replayed frames reaches this many frame intervals beyond its ends
 
 
@@ -328,7 +328,7 @@ def _unpaired(result: Comparison, judgement: Judgement, change: str, cover: Cove
 def version_differences(manifest: dict[str, Any], models_now: Sequence[Path], rules_now: RuleSet,
                         software_now: dict[str, Any]) -> list[str]:
     """What the rejudge is judged with that differs from what the session recorded: each card
-    model (the detector, then the index classifier, by sha256), each rule setting, the
+    model (the detector, the index classifier, the face classifier, by sha256), each rule setting, the
     software version and git commit."""
     out: list[str] = []
     recorded = [m for m in manifest.get("models") or [] if isinstance(m, dict)]

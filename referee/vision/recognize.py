@@ -60,6 +60,14 @@ INDEX_PAD = 1.2
 #: 1280x720. One pad of 1.0 or 1.1, or two (1.0 and 1.2), gained less; the arithmetic mean
 #: as much, but it read fewer cards surely (models/MODEL_CARD.md).
 INDEX_PADS: tuple[float, ...] = (1.0, 1.2, 1.4)
+#: The face classifier reads a whole face-up card: its box (a little wider, for a box that is
+#: a bit off) squeezed into a square of this side. It sees the pips and the court figures,
+#: which tell a rank when the corner index is too small to read (game 5009's deck).
+FACE_CROP = 64
+FACE_PAD = 1.06
+#: A zone's card read by its indices and its face: each index's reading joined with the
+#: face's as p_index^(1 - w) * p_face^w, normalised (w = this).
+FACE_WEIGHT = 0.5
 #: Where the shipped model lives and what it is called.
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = MODELS_DIR / "cards.onnx"
@@ -206,6 +214,22 @@ def index_crop(image: np.ndarray, xyxy: np.ndarray, size: int = INDEX_CROP, pad:
     return cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def face_crop(image: np.ndarray, xyxy: np.ndarray, size: int = FACE_CROP, pad: float = FACE_PAD,
+              turn: np.ndarray | None = None) -> np.ndarray:
+    """The face classifier's input for one whole card: the box ``xyxy`` (image pixels), each
+    side times ``pad`` about its centre, scaled to ``size`` x ``size`` (not keeping its
+    aspect: every card box is squeezed alike); parts outside the image repeat its edge.
+    ``turn`` (2x3 affine, image pixels -> the pixels ``xyxy`` is given in): the box lies in
+    the image so turned (training cuts a card turned upright); default: the image itself."""
+    x1, y1, x2, y2 = (float(v) for v in xyxy)
+    w, h = max(round((x2 - x1) * pad), 1), max(round((y2 - y1) * pad), 1)
+    m = np.array([[1, 0, 0], [0, 1, 0]], np.float64) if turn is None else np.asarray(turn, np.float64).copy()
+    m[:, 2] += (w / 2 - (x1 + x2) / 2, h / 2 - (y1 + y2) / 2)
+    box = cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    interp = cv2.INTER_AREA if w > size or h > size else cv2.INTER_LINEAR  # area: pips do not alias
+    return cv2.resize(box, (size, size), interpolation=interp)
+
+
 def to_blob(images: Sequence[np.ndarray]) -> np.ndarray:
     """BGR uint8 images of one size to the model's (n, 3, h, w) float32 RGB in [0, 1]."""
     batch = np.stack(images)[..., ::-1].transpose(0, 3, 1, 2)
@@ -341,21 +365,33 @@ def index_model_path(detector: str | Path) -> Path:
     return detector.with_name(f"{detector.stem}-index{detector.suffix}")
 
 
+def face_model_path(detector: str | Path) -> Path:
+    """Where the face classifier of a detector lives: ``NAME-face.onnx`` beside ``NAME.onnx``."""
+    detector = Path(detector)
+    return detector.with_name(f"{detector.stem}-face{detector.suffix}")
+
+
 class Recognizer:
     """The card models, loaded once; :meth:`detect` and :meth:`recognize_zones` run them.
 
     ``path`` is the detector (``models/cards.onnx``); the corner-index classifier is read from
-    ``index_path``, by default ``NAME-index.onnx`` beside it."""
+    ``index_path``, by default ``NAME-index.onnx`` beside it; the face classifier from
+    ``face_path``, by default ``NAME-face.onnx`` beside it when that file is there (without
+    it, zones are read by their indices alone); ``face_path=False``: none."""
 
     def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.5,
                  threads: int | None = None, index_path: str | Path | None = None,
-                 scales: Sequence[float] = (1.0, 0.5), index_pads: Sequence[float] = INDEX_PADS) -> None:
+                 scales: Sequence[float] = (1.0, 0.5), index_pads: Sequence[float] = INDEX_PADS,
+                 face_path: str | Path | bool | None = None, face_weight: float = FACE_WEIGHT) -> None:
         if not 0 < conf < 1 or not 0 < iou <= 1:
             raise ValueError(f"conf must lie in (0, 1) and iou in (0, 1], got {conf}, {iou}")
         if not scales or any(not 0 < s <= 1 for s in scales):
             raise ValueError(f"scales must lie in (0, 1], got {scales}")
         if not index_pads or any(not 0.5 <= p <= 3 for p in index_pads):
             raise ValueError(f"index_pads must lie in [0.5, 3], got {index_pads}")
+        if not 0 <= face_weight <= 1:
+            raise ValueError(f"face_weight must lie in [0, 1], got {face_weight}")
+        self.face_weight = face_weight
         self.index_pads = tuple(index_pads)
         self.path = Path(path)
         self.index_path = Path(index_path) if index_path is not None else index_model_path(self.path)
@@ -376,14 +412,32 @@ class Recognizer:
         #: classifier output column -> card identity (0-51)
         self.index_codes = np.array([CODES.index(n) for n in index_names], np.int64)
         # the crop side: fixed by the graph, else the ``imgsz`` its export wrote in the metadata
-        shape = self.index_session.get_inputs()[0].shape
-        self.index_size = shape[2] if isinstance(shape[2], int) else self._imgsz(
-            self.index_session.get_modelmeta().custom_metadata_map, shape)[0]
+        self.index_size = self._classifier_size(self.index_session)
+        if face_path is None:
+            default = face_model_path(self.path)
+            face_path = default if default.is_file() else False
+        self.face_path = None if face_path is False or face_path is True else Path(face_path)
+        self.face_session: Any = None
+        if self.face_path is not None:
+            self.face_session = _session(self.face_path, n_threads)
+            face_names = _names(self.face_session, self.face_path)
+            if sorted(face_names) != sorted(CODES):
+                raise InputError(f"not a card-face classifier: its classes are {face_names[:4]}... "
+                                 f"({len(face_names)}), expected the 52 card codes; retrain with "
+                                 "spit-referee train", str(self.face_path))
+            self.face_codes = np.array([CODES.index(n) for n in face_names], np.int64)
+            self.face_size = self._classifier_size(self.face_session)
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         self.imgsz = self._imgsz(self.session.get_modelmeta().custom_metadata_map, inp.shape)
         log.info("card models %s, %s: input %s, %d threads", self.path, self.index_path, self.imgsz,
                  n_threads)
+
+    def _classifier_size(self, session: Any) -> int:
+        """A classifier's crop side: fixed by the graph, else the ``imgsz`` its export wrote."""
+        shape = session.get_inputs()[0].shape
+        return int(shape[2]) if isinstance(shape[2], int) else self._imgsz(
+            session.get_modelmeta().custom_metadata_map, shape)[0]
 
     @classmethod
     def load(cls, path: str | Path | None = None, **kwargs: Any) -> Recognizer:
@@ -423,7 +477,8 @@ class Recognizer:
                                    for i in range(0, len(blob), batch)])
         out = session.run(None, {session.get_inputs()[0].name: blob})[0]
         if out.ndim < 2 or out.shape[0] != blob.shape[0] or out.shape[1] != width:
-            path = self.path if session is self.session else self.index_path
+            path = {id(self.session): self.path, id(self.index_session): self.index_path}.get(
+                id(session), self.face_path)
             raise InputError(f"unexpected model output {out.shape} for input {blob.shape}", str(path))
         return out
 
@@ -435,6 +490,17 @@ class Recognizer:
         raw = self._run(self.index_session, to_blob(crops), len(CODES))
         probs = np.zeros_like(raw, dtype=np.float32)
         probs[:, self.index_codes] = raw
+        return probs.clip(0, 1)
+
+    def face_probabilities(self, faces: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """(n, 52) float32: each whole face-up card's probability of each identity, for (image,
+        box) pairs (:func:`face_crop`); None-like zeros when there is no face classifier."""
+        if not faces or self.face_session is None:
+            return np.zeros((len(faces), len(CODES)), np.float32)
+        crops = [face_crop(image, box, self.face_size) for image, box in faces]
+        raw = self._run(self.face_session, to_blob(crops), len(CODES))
+        probs = np.zeros_like(raw, dtype=np.float32)
+        probs[:, self.face_codes] = raw
         return probs.clip(0, 1)
 
     def read_indices(self, indices: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
@@ -552,6 +618,9 @@ class Recognizer:
                              1.0 - self.conf, -1, index))
             reads.extend((images[k], xyxy[i]) for i in tops[-1][3])
         probs = self.read_indices(reads)
+        with_face = [k for k, top in enumerate(tops) if top[2] == DET_CARD and len(top[3])]
+        faces = {} if self.face_session is None else dict(zip(
+            with_face, self.face_probabilities([(images[k], tops[k][0]) for k in with_face]), strict=True))
         boxes, confs, ids, seconds, second_confs, start = [], [], [], [], [], 0
         as_output = {DET_CARD: CARD, DET_BACK: BACK, -1: EMPTY}
         for k, (box, score, det_cls, index) in enumerate(tops):
@@ -559,6 +628,8 @@ class Recognizer:
             cid, conf, second, second_conf = as_output.get(det_cls, CARD), score, -1, 0.0
             if n:
                 xyxy, scores, _ = located[k]
+                if k in faces:  # each index's reading joined with the card's face
+                    probs[start:start + n] = join_face(probs[start:start + n], faces[k], self.face_weight)
                 # each identity's support: its surest index (the index found x read as it)
                 support = scores[index, None] * probs[start:start + n]
                 per_code = support.max(0)
@@ -579,6 +650,15 @@ class Recognizer:
             second_confs.append(min(max(second_conf, 0.0), 1.0))
         return Detections.build(np.array(boxes, np.float32), confs, ids, np.arange(len(tops)), seconds,
                                 second_confs)
+
+
+def join_face(index_probs: np.ndarray, face: np.ndarray, weight: float = FACE_WEIGHT) -> np.ndarray:
+    """Readings of a card's corner indices ((n, 52) rows) joined with the reading of its face
+    ((52,)): p_index^(1 - weight) * p_face^weight, each row normalised (an identity must be
+    read by both)."""
+    joint = np.exp((1 - weight) * np.log(index_probs + 1e-6) + weight * np.log(face[None] + 1e-6))
+    out: np.ndarray = (joint / joint.sum(1, keepdims=True)).astype(np.float32)
+    return out
 
 
 def _bgr(image: np.ndarray) -> np.ndarray:

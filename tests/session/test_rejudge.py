@@ -120,6 +120,11 @@ def test_version_differences_name_models_rules_and_software(tmp_path: Path) -> N
     assert version_differences({**manifest, "software": now, "rules": {}}, [], RuleSet(), now)[:2] == [
         "card detector cards.onnx 000000000000 -> none",
         f"index classifier cards-index.onnx {same_index[:12]} -> none"]
+    # a face classifier now that the session did not record (sessions before stop 26 have none)
+    face = tmp_path / "cards-face.onnx"
+    face.write_bytes(b"face")
+    got = version_differences(manifest, [detector, index, face], RuleSet(), now)
+    assert f"face classifier none -> cards-face.onnx {hashlib.sha256(b'face').hexdigest()[:12]}" in got
 
 
 # ---------------------------------------------------------------------- the command, on sessions

@@ -27,14 +27,18 @@ from referee.vision.recognize import (
     DET_INDEX,
     DETECTOR_CLASSES,
     EMPTY,
+    FACE_CROP,
     INDEX_CROP,
     Detections,
     Recognizer,
     annotate,
     assign,
     decode,
+    face_crop,
+    face_model_path,
     index_crop,
     index_model_path,
+    join_face,
     letterbox,
     read_image,
 )
@@ -379,3 +383,61 @@ def test_whole_images_are_run_at_each_scale_and_merged(model_path: Path) -> None
         np.testing.assert_allclose(two[two.label == label].xyxy, one[one.label == label].xyxy, atol=8)
     with pytest.raises(ValueError, match="scales"):
         Recognizer(model_path, scales=(1.5,))
+
+
+def test_a_zone_s_card_is_read_by_its_index_and_its_face_joined(tmp_path: Path) -> None:
+    # the index (0.95) is read as QH only fairly (a grey square); the card's face, mostly black,
+    # is read as 7C surely by the face classifier: joined, 7C names the card
+    detector = build_card_model(tmp_path / "cards.onnx", [(DET_CARD, 80, 80, 70, 100, 0.9),
+                                                         (DET_INDEX, 55, 45, 14, 20, 0.95)], imgsz=160)
+    crop = _lit(np.zeros((264, 189, 3), np.uint8), [43, 58, 66, 91])
+    crop[crop == 255] = 150
+    alone = Recognizer(detector, threads=1).recognize_zones([crop])  # no NAME-face.onnx: indices alone
+    assert alone.label.tolist() == ["QH"] and alone.runner_up.tolist() == [SEVEN_C]
+    build_index_model(face_model_path(detector), bright="KS", dark="7C", size=FACE_CROP)
+    rec = Recognizer(detector, threads=1)  # found beside the detector
+    assert rec.face_path == face_model_path(detector)
+    row = rec.recognize_zones([crop])
+    assert row.label.tolist() == ["7C"] and row.runner_up.tolist() == [QH]
+    # the reported confidence: the card found (0.9) x the joined reading
+    xyxy, _, cls = rec._locate([crop], (160, 160))[0]
+    card, index = xyxy[cls == DET_CARD][0], xyxy[cls == DET_INDEX][0]
+    face = rec.face_probabilities([(crop, card)])[0]
+    assert face[SEVEN_C] > 0.99 and face_crop(crop, card).shape == (FACE_CROP, FACE_CROP, 3)
+    read = Recognizer(detector, threads=1, face_path=False).read_indices([(crop, index)])
+    assert row.confidence[0] == pytest.approx(0.9 * join_face(read, face)[0, SEVEN_C], abs=0.01)
+    # weight 0, or no face classifier asked for: as the indices alone
+    for other in (Recognizer(detector, threads=1, face_weight=0.0),
+                  Recognizer(detector, threads=1, face_path=False)):
+        assert other.recognize_zones([crop]).label.tolist() == ["QH"]
+    # a back or an empty zone has no face to read
+    back = build_card_model(tmp_path / "back.onnx", [(DET_BACK, 80, 80, 70, 100, 0.7)], imgsz=160)
+    build_index_model(face_model_path(back), bright="KS", dark="7C", size=FACE_CROP)
+    assert Recognizer(back, threads=1).recognize_zones([crop]).label.tolist() == ["back"]
+
+
+def test_join_face_is_a_weighted_geometric_mean() -> None:
+    index = np.full((2, len(CODES)), 0.001, np.float32)
+    index[0, QH], index[1, SEVEN_C] = 0.9, 0.9
+    face = np.full(len(CODES), 0.001, np.float32)
+    face[SEVEN_C] = 0.95
+    joined = join_face(index, face, 0.5)
+    np.testing.assert_allclose(joined.sum(1), 1.0, atol=1e-5)
+    assert joined[1].argmax() == SEVEN_C and joined[1, SEVEN_C] > 0.9  # both agree
+    expected = np.sqrt((index[0] + 1e-6) * (face + 1e-6))
+    np.testing.assert_allclose(joined[0], expected / expected.sum(), rtol=1e-3)
+    np.testing.assert_allclose(join_face(index, face, 0.0), index / index.sum(1, keepdims=True), rtol=1e-3)
+
+
+def test_a_bad_face_classifier_is_named(tmp_path: Path) -> None:
+    detector = build_card_model(tmp_path / "cards.onnx", [])
+    with pytest.raises(MissingPrerequisite, match="elsewhere.onnx"):
+        Recognizer(detector, face_path=tmp_path / "elsewhere.onnx")  # asked for by name: must be there
+    build_index_model(face_model_path(detector), names=[f"c{i}" for i in range(52)])
+    with pytest.raises(InputError, match="cards-face.onnx: not a card-face classifier"):
+        Recognizer(detector)
+    face_model_path(detector).write_bytes(b"not an onnx model")
+    with pytest.raises(InputError, match="cards-face.onnx: not a readable ONNX model"):
+        Recognizer(detector)
+    with pytest.raises(ValueError, match="face_weight"):
+        Recognizer(detector, face_weight=1.5)
