@@ -416,16 +416,28 @@ def test_a_zone_s_card_is_read_by_its_index_and_its_face_joined(tmp_path: Path) 
     assert Recognizer(back, threads=1).recognize_zones([crop]).label.tolist() == ["back"]
 
 
-def test_join_face_is_a_weighted_geometric_mean() -> None:
-    index = np.full((2, len(CODES)), 0.001, np.float32)
-    index[0, QH], index[1, SEVEN_C] = 0.9, 0.9
-    face = np.full(len(CODES), 0.001, np.float32)
-    face[SEVEN_C] = 0.95
-    joined = join_face(index, face, 0.5)
+def test_join_face_takes_the_rank_and_colour_of_the_face() -> None:
+    def reading(**p: float) -> np.ndarray:
+        out = np.full(len(CODES), 0.001, np.float32)
+        for code, v in p.items():
+            out[CODES.index(code.replace("_", ""))] = v
+        return out
+
+    # the index reads 5S nearly as surely as 6S; the face shows six black pips, and reads the
+    # suit wrong (clubs): 6S, of the index's suit
+    index = np.stack([reading(_6S=0.5, _5S=0.45), reading(_7C=0.9)])
+    joined = join_face(index, reading(_6C=0.9), 0.5)
     np.testing.assert_allclose(joined.sum(1), 1.0, atol=1e-5)
-    assert joined[1].argmax() == SEVEN_C and joined[1, SEVEN_C] > 0.9  # both agree
-    expected = np.sqrt((index[0] + 1e-6) * (face + 1e-6))
-    np.testing.assert_allclose(joined[0], expected / expected.sum(), rtol=1e-3)
+    assert CODES[joined[0].argmax()] == "6S" and joined[0, CODES.index("6S")] > 0.8  # (5S: 0.06)
+    assert CODES[joined[1].argmax()] == "7C"  # a sure index outweighs a face of another rank
+    # each identity: (index)^(1-w) x (the mean of the face's reading of it and its twin)^w
+    face = reading(_6C=0.9)
+    face_rc = np.array([(face[CODES.index(c[:-1] + ("S" if c[-1] == "C" else "C" if c[-1] == "S"
+                                                    else "D" if c[-1] == "H" else "H"))] + face[k]) / 2
+                        for k, c in enumerate(CODES)])
+    expected = np.sqrt((index + 1e-6) * (face_rc + 1e-6))
+    np.testing.assert_allclose(joined, expected / expected.sum(1, keepdims=True), rtol=1e-3)
+    # weight 0: the index alone
     np.testing.assert_allclose(join_face(index, face, 0.0), index / index.sum(1, keepdims=True), rtol=1e-3)
 
 
