@@ -68,8 +68,8 @@ FACE_PAD = 1.06
 #: A zone's card read by its indices and its face: each index's reading joined with the
 #: face's rank and colour as p_index^(1 - w) * p_face^w, normalised (w = this; join_face).
 #: On the referee's own zone reads of the 20 evaluation games (stop 25's runs), wrong
-#: identities fell from 47 to 32 of 1667 at 1280x720 and from 132 to 76 of 1807 at 960x540
-#: (w 0.25 and 0.5 did no better; the face's whole reading, suits too, did worse at 960x540).
+#: identities fell from 47 to 32 of 1667 at 1280x720 and from 132 to 82 of 1807 at 960x540
+#: (models/MODEL_CARD.md: other weights, and the face's whole reading, suits too).
 FACE_WEIGHT = 0.33
 #: Where the shipped model lives and what it is called.
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
