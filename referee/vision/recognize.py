@@ -30,7 +30,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -385,7 +385,8 @@ class Recognizer:
     def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.5,
                  threads: int | None = None, index_path: str | Path | None = None,
                  scales: Sequence[float] = (1.0, 0.5), index_pads: Sequence[float] = INDEX_PADS,
-                 face_path: str | Path | bool | None = None, face_weight: float = FACE_WEIGHT) -> None:
+                 face_path: str | Path | Literal[False] | None = None,
+                 face_weight: float = FACE_WEIGHT) -> None:
         if not 0 < conf < 1 or not 0 < iou <= 1:
             raise ValueError(f"conf must lie in (0, 1) and iou in (0, 1], got {conf}, {iou}")
         if not scales or any(not 0 < s <= 1 for s in scales):
@@ -406,41 +407,34 @@ class Recognizer:
             raise InputError(f"not a card detector of this version: its classes are {names[:4]}... "
                              f"({len(names)}), expected {DETECTOR_CLASSES}; retrain with spit-referee train",
                              str(self.path))
-        self.index_session: Any = _session(self.index_path, n_threads)
-        index_names = _names(self.index_session, self.index_path)
-        if sorted(index_names) != sorted(CODES):
-            raise InputError(f"not a corner-index classifier: its classes are {index_names[:4]}... "
-                             f"({len(index_names)}), expected the 52 card codes; retrain with "
-                             "spit-referee train", str(self.index_path))
-        #: classifier output column -> card identity (0-51)
-        self.index_codes = np.array([CODES.index(n) for n in index_names], np.int64)
-        # the crop side: fixed by the graph, else the ``imgsz`` its export wrote in the metadata
-        self.index_size = self._classifier_size(self.index_session)
+        self.index_session, self.index_codes, self.index_size = self._classifier(
+            self.index_path, n_threads, "a corner-index classifier")
         if face_path is None:
             default = face_model_path(self.path)
             face_path = default if default.is_file() else False
-        self.face_path = None if face_path is False or face_path is True else Path(face_path)
+        self.face_path = None if face_path is False else Path(face_path)
         self.face_session: Any = None
         if self.face_path is not None:
-            self.face_session = _session(self.face_path, n_threads)
-            face_names = _names(self.face_session, self.face_path)
-            if sorted(face_names) != sorted(CODES):
-                raise InputError(f"not a card-face classifier: its classes are {face_names[:4]}... "
-                                 f"({len(face_names)}), expected the 52 card codes; retrain with "
-                                 "spit-referee train", str(self.face_path))
-            self.face_codes = np.array([CODES.index(n) for n in face_names], np.int64)
-            self.face_size = self._classifier_size(self.face_session)
+            self.face_session, self.face_codes, self.face_size = self._classifier(
+                self.face_path, n_threads, "a card-face classifier")
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         self.imgsz = self._imgsz(self.session.get_modelmeta().custom_metadata_map, inp.shape)
         log.info("card models %s, %s: input %s, %d threads", self.path, self.index_path, self.imgsz,
                  n_threads)
 
-    def _classifier_size(self, session: Any) -> int:
-        """A classifier's crop side: fixed by the graph, else the ``imgsz`` its export wrote."""
+    def _classifier(self, path: Path, threads: int, what: str) -> tuple[Any, np.ndarray, int]:
+        """A 52-identity classifier's session, its output columns' identities (0-51) and its
+        crop side (fixed by the graph, else the ``imgsz`` its export wrote in the metadata)."""
+        session: Any = _session(path, threads)
+        names = _names(session, path)
+        if sorted(names) != sorted(CODES):
+            raise InputError(f"not {what}: its classes are {names[:4]}... ({len(names)}), expected the "
+                             "52 card codes; retrain with spit-referee train", str(path))
         shape = session.get_inputs()[0].shape
-        return int(shape[2]) if isinstance(shape[2], int) else self._imgsz(
+        size = int(shape[2]) if isinstance(shape[2], int) else self._imgsz(
             session.get_modelmeta().custom_metadata_map, shape)[0]
+        return session, np.array([CODES.index(n) for n in names], np.int64), size
 
     @classmethod
     def load(cls, path: str | Path | None = None, **kwargs: Any) -> Recognizer:
