@@ -16,7 +16,9 @@ three kinds of object, all from the same forward pass:
 index whose centre lies inside its box (each index serves one card); a face-up card with no
 readable index keeps the label ``card``, and an index whose card body was not found (a card
 mostly covered) becomes a card of its own with the index's box. A zone crop with no card in
-it is ``empty``.
+it is ``empty``. The identities come from the index classifier (``NAME-index.onnx``), which
+reads each detected index; on zone crops the face classifier (``NAME-face.onnx``) reads the
+top card whole too, and its rank and colour are joined with the index's reading.
 
 :class:`Detections` is one dataclass of parallel numpy arrays, checked when built and
 filtered with boolean masks (``found[found.confidence > 0.5]``), in the style of supervision.
@@ -420,8 +422,8 @@ class Recognizer:
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         self.imgsz = self._imgsz(self.session.get_modelmeta().custom_metadata_map, inp.shape)
-        log.info("card models %s, %s: input %s, %d threads", self.path, self.index_path, self.imgsz,
-                 n_threads)
+        log.info("card models %s, %s, %s: input %s, %d threads", self.path, self.index_path,
+                 self.face_path or "no face classifier", self.imgsz, n_threads)
 
     def _classifier(self, path: Path, threads: int, what: str) -> tuple[Any, np.ndarray, int]:
         """A 52-identity classifier's session, its output columns' identities (0-51) and its
@@ -491,7 +493,7 @@ class Recognizer:
 
     def face_probabilities(self, faces: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
         """(n, 52) float32: each whole face-up card's probability of each identity, for (image,
-        box) pairs (:func:`face_crop`); None-like zeros when there is no face classifier."""
+        box) pairs (:func:`face_crop`); all zeros when there is no face classifier."""
         if not faces or self.face_session is None:
             return np.zeros((len(faces), len(CODES)), np.float32)
         crops = [face_crop(image, box, self.face_size) for image, box in faces]
@@ -583,7 +585,8 @@ class Recognizer:
         surest of; only the corner indices inside it are read, from the crop itself, each at the
         pads of :meth:`read_indices`. With no whole card, the surest lone index is taken (a card
         mostly covered). The readings' support
-        (each index's score times its reading) ranks the two likeliest identities; of those, the
+        (each index's score times its reading, joined with the card's face when there is a face
+        classifier: :func:`join_face`) ranks the two likeliest identities; of those, the
         one reported surer (the card's score, not its index's, times the reading) names it:
         in the evaluation games' zone readings (stop 23's model runs, 960x540 and 1280x720) the
         runner-up was reported surer 31 times, and the truth was the runner-up 16 times, the

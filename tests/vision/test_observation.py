@@ -704,6 +704,32 @@ def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "QH")] and events[0].t > first
 
 
+def test_a_card_read_twice_unsurely_under_a_hand_is_timed_from_the_first_change(layout: MatLayout) -> None:
+    """Game 5004 at 1280x720: B's 8C, turned at 5.57 s, read 8C at 0.76 under the hand, again
+    at 0.79 under it after the hand moved over the slot again, and surely once the hand had
+    gone: the turn is the first change's."""
+    table = Table(layout)
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.76, **under) == []
+    first = table.frame / FPS
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.79, busy_frames=15, **under) == []
+    table.idle(8)
+    events = table.frame_with({"A.stock3": "6C"}, confidence=0.9)  # the hand has gone
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert abs(events[0].t - (first - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    assert events[0].evidence["settled_frame"] == round(first * FPS)
+    # read as another card under the hand the second time: that card, from the second change
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.76, **under) == []
+    first = table.frame / FPS
+    assert table.frame_with({"A.stock3": "8C"}, confidence=0.79, busy_frames=15, **under) == []
+    second = table.frame / FPS
+    table.idle(8)
+    events = table.frame_with({"A.stock3": "8C"}, confidence=0.9)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "8C")]
+    assert abs(events[0].t - (second - TURN_UNDER_HAND_LAG_S)) < 1e-9 and second > first + 0.3
+
+
 def test_a_slot_read_unsurely_under_a_hand_stays_a_source(layout: MatLayout) -> None:
     table = Table(layout)
     # slot 1 settles under the hand that lifts 4D, read unsurely: not believed, still busy
