@@ -33,7 +33,7 @@ import shutil
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -156,9 +156,12 @@ AUGMENT_KEYS = frozenset({"fliplr", "flipud", "degrees", "mosaic", "hsv_v", "hsv
 OPTIMIZERS = ("auto", "SGD", "Adam", "AdamW")
 
 
-def _section(cls: type, raw: object, where: str) -> Any:
+def _section(cls: type, raw: object, where: str, defaults: Any = None) -> Any:
+    """A config section from parsed YAML, the keys not given taken from ``defaults`` (an
+    instance of ``cls``; default: ``cls()``)."""
+    base = cls() if defaults is None else defaults
     if raw is None:
-        return cls()
+        return base
     if not isinstance(raw, dict):
         raise InputError(f"must be a mapping, got {type(raw).__name__}", where)
     known = {f.name: f for f in fields(cls)}
@@ -167,7 +170,7 @@ def _section(cls: type, raw: object, where: str) -> Any:
         raise InputError(f"unknown key {unknown[0]!r} (known: {', '.join(known)})", where)
     values: dict[str, Any] = {}
     for name, value in raw.items():
-        default = getattr(cls(), name)
+        default = getattr(base, name)
         key = f"{where}.{name}" if where else name
         if isinstance(default, bool):
             ok = isinstance(value, bool)
@@ -192,7 +195,7 @@ def _section(cls: type, raw: object, where: str) -> Any:
         if not ok:
             raise InputError(f"bad value {value!r} (expected like {default!r})", key)
         values[name] = value
-    return cls(**values)
+    return replace(base, **values)
 
 
 def parse_config(raw: object, where: str = "config") -> TrainConfig:
@@ -203,11 +206,9 @@ def parse_config(raw: object, where: str = "config") -> TrainConfig:
                 "face": ClassifierConfig, "export": ExportConfig, "eval": EvalConfig}
     top = {k: v for k, v in raw.items() if k not in sections}
     base = _section(TrainConfig, top, "")
-    parts = {k: _section(cls, raw.get(k), k) for k, cls in sections.items()}
-    if raw.get("face") is None:  # the face classifier's own defaults, not the index classifier's
-        parts["face"] = _face_classifier()
-    elif isinstance(raw["face"], dict):
-        parts["face"] = _section(ClassifierConfig, {**asdict(_face_classifier()), **raw["face"]}, "face")
+    # the face classifier's own defaults, not the index classifier's
+    defaults = {"face": _face_classifier()}
+    parts = {k: _section(cls, raw.get(k), k, defaults.get(k)) for k, cls in sections.items()}
     cfg = TrainConfig(name=base.name, seed=base.seed, **parts)
     checks = [
         (cfg.seed >= 0, "seed", "must be >= 0"),
