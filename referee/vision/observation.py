@@ -866,13 +866,13 @@ class Observer:
         new = reading.label  # never "card": a card not read surely is read again first (update)
         surely = SLOT_UNDER_HAND_CONFIDENCE if zone.kind is ZoneKind.STOCK else HAND_OVER_CONFIDENCE
         if change.hand_over and (new == "empty" or reading.confidence < surely):
-            was = self._under_hand.get(change.zone)
-            if was is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
-                    and was[2].label == new:
+            earlier = self._under_hand.get(change.zone)
+            if earlier is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
+                    and earlier[2].label == new:
                 # the same card read again, as unsurely, after the hand moved over it again: it
                 # came at the first change (game 5004 at 1280x720: B's 8C read 0.76 then 0.79
                 # under the hand, surely 0.7 s after it came)
-                change, since = was[0], was[1]
+                change, since = earlier[0], earlier[1]
             self._under_hand[change.zone] = (change, since, reading)
             return []  # under a hand only what was clearly read counts: "empty" may be the hand
         hidden = self._under_hand.pop(change.zone, None)
