@@ -484,22 +484,23 @@ class Recognizer:
     def index_probabilities(self, crops: Sequence[np.ndarray]) -> np.ndarray:
         """(n, 52) float32: each corner-index crop's probability of each identity (columns in
         :data:`CODES` order)."""
-        if not crops:
-            return np.zeros((0, len(CODES)), np.float32)
-        raw = self._run(self.index_session, to_blob(crops), len(CODES))
-        probs = np.zeros_like(raw, dtype=np.float32)
-        probs[:, self.index_codes] = raw
-        return probs.clip(0, 1)
+        return self._identities(self.index_session, self.index_codes, crops)
 
     def face_probabilities(self, faces: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
         """(n, 52) float32: each whole face-up card's probability of each identity, for (image,
         box) pairs (:func:`face_crop`); all zeros when there is no face classifier."""
-        if not faces or self.face_session is None:
+        if self.face_session is None:
             return np.zeros((len(faces), len(CODES)), np.float32)
-        crops = [face_crop(image, box, self.face_size) for image, box in faces]
-        raw = self._run(self.face_session, to_blob(crops), len(CODES))
+        return self._identities(self.face_session, self.face_codes,
+                                [face_crop(image, box, self.face_size) for image, box in faces])
+
+    def _identities(self, session: Any, codes: np.ndarray, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """A classifier's (n, 52) probabilities of ``crops``, its columns put in :data:`CODES` order."""
+        if not crops:
+            return np.zeros((0, len(CODES)), np.float32)
+        raw = self._run(session, to_blob(crops), len(CODES))
         probs = np.zeros_like(raw, dtype=np.float32)
-        probs[:, self.face_codes] = raw
+        probs[:, codes] = raw
         return probs.clip(0, 1)
 
     def read_indices(self, indices: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
