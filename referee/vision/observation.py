@@ -394,6 +394,7 @@ class Observer:
             self._turn_looks.pop(change.zone, None)
             if reading is None:
                 continue
+            change = self._hidden_by_hand(change, reading, tracked)
             if reading.label == "card":  # face up, not read surely: look again (REREAD_EVERY)
                 self._unread[change.zone] = _Unread(change, since, [reading])
                 continue
@@ -451,6 +452,22 @@ class Observer:
             return []
         return self._explain(change, reading, since)
 
+    def _hidden_by_hand(self, change: ZoneChange, reading: ZoneReading, tracked: TrackedFrame
+                        ) -> ZoneChange:
+        """``change`` as one under a hand (``hand_over``: an "empty" reading is not believed
+        until the hand has gone, :meth:`_clear_looks`) when a stock slot is read "empty" while
+        its printed number stays hidden and a hand lies on part of it: the hand may hide the
+        card. The tracker marks a hand over a zone by the zone's centre; on a light mat a hand
+        can show only round it (game 5009 at 1280x720: B's 7S under such a hand, read "empty"
+        twice, was taken for a card gone under the pile's new top: two false faults)."""
+        obs = tracked.zones.get(change.zone)
+        if (reading.label != "empty" or change.hand_over or change.zone not in self._slot_zones
+                or obs is None or not obs.occupied):
+            return change
+        if any(change.zone in hand.touches for hand in tracked.hands):
+            return replace(change, hand_over=True)
+        return change
+
     def _second_looks(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading],
                       changed: Collection[str]) -> list[TableEvent]:
         """The zones read again: a sure reading explains their change; after ``REREAD_FOR_S``
@@ -462,7 +479,8 @@ class Observer:
             reading = readings.get(zone)
             if reading is not None and reading.label != "card":
                 del self._unread[zone]
-                events += self._explain_or_wait(unread.change, reading, unread.since, tracked)
+                change = self._hidden_by_hand(unread.change, reading, tracked)
+                events += self._explain_or_wait(change, reading, unread.since, tracked)
                 continue
             if reading is not None:
                 unread.readings.append(reading)

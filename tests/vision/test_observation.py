@@ -51,7 +51,7 @@ class Table:
                    before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6,
                    kept: tuple[str, ...] = (), carried: bool = False,
                    beneath: frozenset[str] = frozenset(), runner_up: tuple[str, float] | None = None,
-                   guess: str | None = None) -> list:
+                   guess: str | None = None, showing_number: tuple[str, ...] = ()) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
         ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
         in ``self.busy_since``), with
@@ -59,7 +59,8 @@ class Table:
         card that lay there; each busy since the frame in ``self.busy_since``, if there);
         ``carried``: the changes settled by a carried landing (ZoneChange.carried), with the
         cards followed to the zone ``beneath``; ``runner_up``: the identity each reading put second;
-        ``guess``: for a card not read surely (``card``), the identity it was read as."""
+        ``guess``: for a card not read surely (``card``), the identity it was read as;
+        ``showing_number``: zones whose printed number shows when they settle (not occupied)."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
@@ -72,11 +73,12 @@ class Table:
             assert self.obs.update(TrackedFrame(self.frame, t, zones, (), early), {}) == []
         self.frame += 1
         t = self.frame / FPS
-        zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0,
+        zones = {z: ZoneObservation(z, z not in showing_number, z in unsettled, z not in unsettled, 1.0, 0.0,
                                     0.0 if z in kept else None,
                                     busy_since=self.busy_since.get(z) if z in unsettled else None)
                  for z in self.zones}
-        made = tuple(ZoneChange(z, self.frame, t, True, True, self.busy_since.get(z, self.frame - 5), 20.0,
+        made = tuple(ZoneChange(z, self.frame, t, z not in showing_number, True,
+                                self.busy_since.get(z, self.frame - 5), 20.0,
                                 hand_over or carried, self.frame - 3, t - 3 / FPS, carried,
                                 beneath=beneath) for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
@@ -728,6 +730,33 @@ def test_a_card_read_twice_unsurely_under_a_hand_is_timed_from_the_first_change(
     events = table.frame_with({"A.stock3": "8C"}, confidence=0.9)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "8C")]
     assert abs(events[0].t - (second - TURN_UNDER_HAND_LAG_S)) < 1e-9 and second > first + 0.3
+
+
+def test_a_slot_read_empty_with_its_number_hidden_by_a_hand_beside_its_centre_is_not_believed(
+        layout: MatLayout) -> None:
+    """Game 5009 at 1280x720: B's hand lay over slot 3 (7S), seen by the tracker only round
+    the slot's centre; the slot, read "empty", was taken for a card gone under the pile's new
+    top (a false F_TWO_CARDS). Its printed number hidden, the reading waits for the hand to go."""
+    beside = (touching(Player.B, "B.stock3"),)
+    table = Table(layout)
+    assert table.frame_with({"B.stock2": "back"}, hands=beside) == []  # QC left slot 2
+    assert table.frame_with({"B.stock3": "empty"}, hands=beside) == []  # 3S hidden by the hand
+    on_pile = (hand(Player.B, "pile1"), *beside)
+    events = table.frame_with({"pile1": "QC"}, hands=on_pile)
+    for _ in range(round(UNDER_WAIT_S * FPS) + 2):  # it may wait for the slot the hand lies on
+        events += table.frame_with(hands=on_pile)
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 2, "QC")]
+    table.idle(8)
+    assert table.frame_with({"B.stock3": "3S"}) == []  # the hand has gone: 3S never left
+    # the slot's number showing beside the hand: it is empty, and its card is under the QC
+    table = Table(layout)
+    table.frame_with({"B.stock2": "back"}, hands=beside)
+    assert table.frame_with({"B.stock3": "empty"}, hands=beside, showing_number=("B.stock3",)) == []
+    on_pile = (hand(Player.B, "pile1"), *beside)
+    events = table.frame_with({"pile1": "QC"}, hands=on_pile)
+    for _ in range(round(UNDER_WAIT_S * FPS) + 2):  # it may wait for the slot the hand lies on
+        events += table.frame_with(hands=on_pile)
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 3, "3S"), (Play, 2, "QC")]
 
 
 def test_a_slot_read_unsurely_under_a_hand_stays_a_source(layout: MatLayout) -> None:
