@@ -321,13 +321,16 @@ class Observer:
         """The table as the first frame shows it. With ``deal``, the layout of a new round:
         each player's deal, the face-up cards of their stock as turns, and the spit cards on
         the piles (pile 1 is A's, pile 2 B's, as players turn them at the start); nothing when
-        the stock slots are empty (the players have not dealt yet: the deals are watched).
+        no more than half the stock slots show a card (the players have not dealt yet, or are
+        dealing: the deals are watched; game 5005 at 960x540: the first card being dealt, seen
+        in one slot, was taken for a dealt layout, and both deals were missed).
         Without ``deal`` (a game continued from a log) only the observer's picture is set."""
         for zone, reading in readings.items():
             self.state.tops[zone] = reading.label
         events: list[TableEvent] = []
-        if deal and all(readings[z].label == "empty" for z in self._slot_zone.values() if z in readings):
-            return events  # an empty mat: the deals are watched as they happen
+        slots = [readings[z].label for z in self._slot_zone.values() if z in readings]
+        if deal and sum(label != "empty" for label in slots) <= len(slots) / 2:
+            return events  # a mat not yet dealt: the deals are watched as they happen
         ev: dict[str, object] = {"prelude": True, "frame": frame}
         if deal:
             for player in (Player.A, Player.B):
@@ -886,7 +889,7 @@ class Observer:
         if change.hand_over and (new == "empty" or reading.confidence < surely):
             earlier = self._under_hand.get(change.zone)
             if earlier is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
-                    and earlier[2].label == new:
+                    and _one_card_read(earlier[2].label, new):
                 # the same card read again, as unsurely, after the hand moved over it again: it
                 # came at the first change (game 5004 at 1280x720: B's 8C read 0.76 then 0.79
                 # under the hand, surely 0.7 s after it came)
@@ -895,9 +898,11 @@ class Observer:
             return []  # under a hand only what was clearly read counts: "empty" may be the hand
         hidden = self._under_hand.pop(change.zone, None)
         if hidden is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
-                and hidden[2].label == new:
+                and _one_card_read(hidden[2].label, new):
             # the card read there under the hand, not surely enough, is read surely now that
-            # the hand has gone: it came then (a turn is timed from its settle under the hand)
+            # the hand has gone: it came then (a turn is timed from its settle under the hand),
+            # also when read under the hand as its twin (game 5007 at 1280x720: B's AH, turned
+            # at 2.74 s, read AD at 0.53 under the hand, surely as AH 0.5 s later)
             change, since = hidden[0], hidden[1]
         if new == old and hidden is None and zone.kind is ZoneKind.PILE:
             # a pile whose picture changed, read as the card it showed: a card may have come
@@ -914,14 +919,18 @@ class Observer:
         self.state.tops[change.zone] = new
         if zone.kind is ZoneKind.STOCK:
             assert zone.owner is not None and zone.number is not None
-            return self._stock_change(change, reading, since, zone.owner, zone.number, old, new)
+            read_before = hidden is not None and hidden[2].label == new
+            return self._stock_change(change, reading, since, zone.owner, zone.number, old, new, read_before)
         if zone.kind is ZoneKind.PILE:
             assert zone.number is not None
             return self._pile_change(change, reading, since, zone.number, old, new)
         return []
 
     def _stock_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
-                      player: Player, slot: int, old: str, new: str) -> list[TableEvent]:
+                      player: Player, slot: int, old: str, new: str, read_before: bool = False
+                      ) -> list[TableEvent]:
+        """A stock slot's new top ``new`` explained (``read_before``: the same card was read
+        there under the hand, not surely enough then)."""
         if player in self.dealing:
             return self._dealing_change(change, reading, since, player)
         if self._same_card(change, player, slot, old, reading):
@@ -954,10 +963,13 @@ class Observer:
             if pile and pile[-1].card == new:
                 return []  # the top of a pile as far as we know: the pile's change will explain it
             beneath = next((p for p in pile if p.card == new and p.player in (None, player)), None)
-            if beneath is not None and reading.confidence >= TAKE_BACK_CONFIDENCE:
+            if beneath is not None and (reading.confidence >= TAKE_BACK_CONFIDENCE or read_before):
                 # taken back from under a later card: the pile's top stays (read less surely, or
                 # another player's card, it is judged as a turn: a card the engine holds on a pile
-                # is then a clash of two readings)
+                # is then a clash of two readings). Two readings that agree, the first under the
+                # hand, are sure enough (game 5009 at 1280x720: B's QC read 0.71 under the hand,
+                # 0.62 after, was taken for a turn of its runner-up KC; in the 40 evaluation
+                # games all 12 readings of a card beneath a pile's top named the truth)
                 pile.remove(beneath)
                 return [TakeBack(t=max(0.0, since[0] - TAKE_BACK_CARRY_S), frame=change.frame,
                                  player=beneath.player or player, pile=pile_n, card=Card.parse(new),
@@ -1415,6 +1427,18 @@ class Observer:
         over, 0.7 s after the hand left)."""
         return any(clear >= since and busy_from < left
                    for busy_from, clear in self._slot_changes.get(player, ()))
+
+
+def _one_card_read(first: str, then: str) -> bool:
+    """Whether two readings of a slot may be one card: the same identity, or its twin (the
+    same rank and colour, AD and AH: a suit misread within a colour, the small indices'
+    commonest misreading; a face-up card changes into another only by a move onto it)."""
+    if first == then:
+        return True
+    if first in FACE_UP_LABELS or then in FACE_UP_LABELS:
+        return False
+    a, b = Card.parse(first), Card.parse(then)
+    return a.rank == b.rank and a.colour == b.colour
 
 
 def _taken_back(pile: Sequence[_PileCard], old: str, new: str) -> int | None:

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from referee.events import Hand, Move, Play, Slap, SpitTurn, TakeBack, TakePile, Turn
+from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
 from referee.vision.mat import MatLayout
 from referee.vision.observation import (
@@ -97,6 +97,29 @@ def hand(player: Player, *zones: str) -> HandBlob:
     return HandBlob(player, 20000.0, (0, 0, 10, 10), (0.0, 0.0), zones)
 
 
+def test_the_first_frame_s_layout_is_dealt_only_when_most_slots_show_a_card(layout: MatLayout) -> None:
+    """Game 5005 at 960x540: the first frame showed the first card being dealt in one slot; the
+    mat was taken for a dealt layout and both deals were missed."""
+    slots = [z.id for z in layout.zones if ".stock" in z.id]
+    dealing = {z: ZoneReading(z, "empty", 1.0, 0, 0.0) for z in slots}
+    dealing["B.stock2"] = ZoneReading("B.stock2", "card", 0.3, 0, 0.0)
+    obs = Observer(layout)
+    assert obs.start(dealing, 0, 0.0) == []  # the deals are watched
+    obs.note_game(False, {Player.A, Player.B}, 5)
+    b_slots = [z for z in slots if z.startswith("B.")]
+    events: list = []
+    for n, zone in enumerate(b_slots, 1):
+        change = ZoneChange(zone, n, n / FPS, True, False, n - 1, 20.0)
+        zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in slots}
+        events += obs.update(TrackedFrame(n, n / FPS, zones, (change,), ()),
+                             {zone: ZoneReading(zone, "back", 0.95, n, n / FPS)})
+    assert [(type(e), e.player) for e in events] == [(Deal, Player.B)]
+    # a first frame with every slot showing a card: a dealt layout, both deals at once
+    dealt = {z: ZoneReading(z, lab, 1.0, 0, 0.0) for z, lab in START.items()}
+    assert [(type(e), e.player) for e in Observer(layout).start(dealt, 0, 0.0)][:2] == [
+        (Deal, Player.A), (Deal, Player.B)]
+
+
 def test_a_play_is_a_departure_and_an_arrival(layout: MatLayout) -> None:
     table = Table(layout)
     assert table.frame_with({"A.stock1": "back"}) == []  # 4D left its slot (a face-down card beneath)
@@ -162,6 +185,13 @@ def test_a_take_back_needs_a_sure_reading(layout: MatLayout) -> None:
     table.frame_with({"B.stock2": "back"})
     events = table.frame_with({"B.stock2": "5D"})  # A's spit card 5D, read in B's slot
     assert [(type(e), e.player, str(e.card)) for e in events] == [(Turn, Player.B, "5D")]
+    # ... unless read so under the hand as well: two readings that agree (game 5009)
+    table = king_under_ten(layout)
+    under = {"hands": (hand(Player.A, "A.stock2"),), "hand_over": True}
+    assert table.frame_with({"A.stock2": "KD"}, confidence=0.7, **under) == []
+    table.idle(8)
+    events = table.frame_with({"A.stock2": "KD"}, confidence=0.6)
+    assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
 
 
 def test_a_take_back_is_not_put_before_the_hand_came(layout: MatLayout) -> None:
@@ -757,6 +787,20 @@ def test_a_slot_read_empty_with_its_number_hidden_by_a_hand_beside_its_centre_is
     for _ in range(round(UNDER_WAIT_S * FPS) + 2):  # it may wait for the slot the hand lies on
         events += table.frame_with(hands=on_pile)
     assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 3, "3S"), (Play, 2, "QC")]
+
+
+def test_a_turn_read_under_the_hand_as_its_twin_is_timed_under_the_hand(layout: MatLayout) -> None:
+    """Game 5007 at 1280x720: B's AH, turned at 2.74 s, read AD at 0.53 under the hand and
+    surely as AH once the hand had gone, 0.5 s later: the same rank and colour, one card."""
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    for first, timed_first in (("6S", True), ("6H", False), ("7C", False)):
+        table = Table(layout)
+        assert table.frame_with({"A.stock3": first}, confidence=0.53, **under) == []
+        settled_under = table.frame / FPS
+        table.idle(8)
+        events = table.frame_with({"A.stock3": "6C"}, confidence=0.9)  # the hand has gone
+        assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+        assert (abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9) is timed_first, first
 
 
 def test_a_slot_read_unsurely_under_a_hand_stays_a_source(layout: MatLayout) -> None:
