@@ -44,7 +44,7 @@ import numpy as np
 from referee.cards import Card
 from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TableEvent, TakeBack, TakePile, Turn
 from referee.players import Player
-from referee.vision.mat import MatLayout, ZoneKind
+from referee.vision.mat import MatLayout, Zone, ZoneKind
 from referee.vision.tracking import HandBlob, StrayChange, TrackedFrame, ZoneChange, ZoneObservation
 
 log = logging.getLogger(__name__)
@@ -886,7 +886,8 @@ class Observer:
         old = self.state.tops.get(change.zone, "empty")
         new = reading.label  # never "card": a card not read surely is read again first (update)
         surely = SLOT_UNDER_HAND_CONFIDENCE if zone.kind is ZoneKind.STOCK else HAND_OVER_CONFIDENCE
-        if change.hand_over and (new == "empty" or reading.confidence < surely):
+        if change.hand_over and (new == "empty" or reading.confidence < surely) \
+                and not self._moved_in_under_hand(change, zone, reading):
             earlier = self._under_hand.get(change.zone)
             if earlier is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
                     and _one_card_read(earlier[2].label, new):
@@ -904,6 +905,17 @@ class Observer:
             # also when read under the hand as its twin (game 5007 at 1280x720: B's AH, turned
             # at 2.74 s, read AD at 0.53 under the hand, surely as AH 0.5 s later)
             change, since = hidden[0], hidden[1]
+        if (hidden is not None and zone.kind is ZoneKind.STOCK and old == "back" and new == "empty"
+                and hidden[2].label not in FACE_UP_LABELS and hidden[2].confidence >= HAND_OVER_CONFIDENCE):
+            # a slot's last card turned and read under the hand, not surely enough for a slot,
+            # and gone before the hand left: it was there (game 5015 at 960x540: A's 5S, read
+            # 0.54 and 0.78 under the hand, played before the hand left; its turn and play were
+            # missed). Not when a back shows again: the reading may have been of the hand's card
+            assert zone.owner is not None and zone.number is not None
+            was, since_was, turned = hidden
+            self.state.tops[change.zone] = turned.label
+            return (self._stock_change(was, turned, since_was, zone.owner, zone.number, old, turned.label)
+                    + self._explain(change, reading, since))
         if new == old and hidden is None and zone.kind is ZoneKind.PILE:
             # a pile whose picture changed, read as the card it showed: a card may have come
             reading = self._read_as_departed(change, reading, since)
@@ -925,6 +937,19 @@ class Observer:
             assert zone.number is not None
             return self._pile_change(change, reading, since, zone.number, old, new)
         return []
+
+    def _moved_in_under_hand(self, change: ZoneChange, zone: Zone, reading: ZoneReading) -> bool:
+        """Whether a stock slot under a hand, read less surely than a slot under a hand needs
+        but as surely as any card, shows the card just seen leaving another slot of the same
+        player: it was moved there, and the move goes before what follows in the slot it left
+        (game 5014 at 960x540: B's JS, moved from slot 2 to slot 1, read 0.70 and 0.68 under the
+        hand, was believed only when the hand had gone, after the turn in slot 2, which the
+        engine refused: both were lost)."""
+        if zone.kind is not ZoneKind.STOCK or reading.label in FACE_UP_LABELS \
+                or reading.confidence < HAND_OVER_CONFIDENCE:
+            return False
+        dep = self._recent_departure(reading.label, change, exclude=(zone.owner, zone.number))
+        return dep is not None and dep.player is zone.owner
 
     def _stock_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                       player: Player, slot: int, old: str, new: str, read_before: bool = False

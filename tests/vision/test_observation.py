@@ -803,6 +803,46 @@ def test_a_turn_read_under_the_hand_as_its_twin_is_timed_under_the_hand(layout: 
         assert (abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9) is timed_first, first
 
 
+def test_a_card_read_unsurely_under_the_hand_and_gone_when_it_left_was_turned(layout: MatLayout) -> None:
+    """Game 5015 at 960x540: A's 5S, turned and read 0.54 and 0.78 under the hand (a slot
+    under a hand needs 0.8), was played before the hand left: the slot, clear again, showed
+    nothing. The card read under the hand was there: its turn, then its play."""
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.6, **under) == []
+    settled_under = table.frame / FPS
+    events = table.frame_with({"A.stock3": "empty"}, busy_frames=10)  # the hand has gone, and 6C
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    events = table.frame_with({"pile1": "6C"}, hands=(hand(Player.A, "pile1"),))
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 3, "6C")]
+    # read under the hand less surely than the referee believes any card: nothing
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.45, **under) == []
+    assert table.frame_with({"A.stock3": "empty"}, busy_frames=10) == []
+
+
+def test_a_card_read_under_the_hand_as_the_one_that_just_left_another_slot_was_moved(
+        layout: MatLayout) -> None:
+    """Game 5014 at 960x540: B's JS, moved from slot 2 to slot 1, read 0.70 under the hand
+    (a slot under a hand needs 0.8); the move came only when the hand had gone, after the turn
+    in slot 2, which the engine refused."""
+    table = Table(layout)
+    table.frame_with({"B.stock1": "empty"})
+    assert [type(e) for e in table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))] == [Play]
+    assert table.frame_with({"B.stock2": "back"}, hands=(hand(Player.B, "B.stock2"),), hand_over=True,
+                            confidence=0.94) == []  # QC left slot 2
+    events = table.frame_with({"B.stock1": "QC"}, hands=(hand(Player.B, "B.stock1"),), hand_over=True,
+                              confidence=0.7)
+    assert [(type(e), e.from_slot, e.to_slot, str(e.card)) for e in events] == [(Move, 2, 1, "QC")]
+    # another card, read as unsurely under the hand: not believed yet
+    table = Table(layout)
+    table.frame_with({"B.stock1": "empty"})
+    table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))
+    assert table.frame_with({"B.stock1": "QS"}, hands=(hand(Player.B, "B.stock1"),), hand_over=True,
+                            confidence=0.7) == []
+
+
 def test_a_slot_read_unsurely_under_a_hand_stays_a_source(layout: MatLayout) -> None:
     table = Table(layout)
     # slot 1 settles under the hand that lifts 4D, read unsurely: not believed, still busy
