@@ -374,11 +374,7 @@ class Observer:
         events: list[TableEvent] = []
         changes = sorted(tracked.changes, key=lambda c: self._order(c.zone))
         settling = {c.zone for c in changes}  # zones settling now: still unsettled for what waits
-        # a pile change waiting for the other pile goes right after it (the engine must judge
-        # the two in time order), whatever else it would still wait for
-        piles_awaited = {z for waiting in self._waiting
-                         for z in self._slots_under(*waiting, tracked, settling, busy_piles=settling)
-                         if z in settling and self._order(z) == 2}
+        piles_awaited = self._piles_awaited(tracked, settling)
         for change in changes:
             # a waiting pile change goes first when this change may depend on it: another pile's,
             # or another slot of a player it waits for (before this zone stops counting as unsettled)
@@ -414,10 +410,22 @@ class Observer:
         events += self._second_looks(tracked, readings, changed)
         events += self._turn_second_looks(tracked, readings, changed)
         events += self._clear_looks(tracked, readings, changed)
+        # ... and so does one that began to wait for the other pile settling in this frame
+        piles_awaited |= self._piles_awaited(tracked, settling)
         events += self._release_waiting(tracked, force=bool(piles_awaited - set(self._unread)))
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
         return self._hold_spits(tracked, self._hold_behind_unread(events))
+
+    def _piles_awaited(self, tracked: TrackedFrame, settling: Collection[str]) -> set[str]:
+        """The piles settling now that a waiting pile change waits for: it goes right after
+        them (the engine must judge the two in time order), whatever else it would still wait
+        for. Also when both settle in one frame (since stop 27: game 5016 at 960x540, pile 1
+        waited on for a slot after pile 2, settled with it, was explained; A's play onto pile 2
+        was judged first, and its F_TWO_HANDS became a false F_ILLEGAL_RANK)."""
+        return {z for waiting in self._waiting
+                for z in self._slots_under(*waiting, tracked, settling, busy_piles=settling)
+                if z in settling and self._order(z) == 2}
 
     def rereads(self, tracked: TrackedFrame) -> list[str]:
         """Zones to read again this frame: settled showing a card not read surely, last read

@@ -318,6 +318,20 @@ def test_a_card_on_the_way_to_the_other_pile_is_not_underneath(layout: MatLayout
     assert not any((e.evidence or {}).get("underneath") is True for e in both)
 
 
+def test_a_pile_waiting_for_the_other_pile_settling_with_it_goes_with_it(layout: MatLayout) -> None:
+    """Game 5016 at 960x540: both piles settled in one frame; pile 1 waited, for pile 2 and
+    for a slot of B's, and pile 2's later play was judged first: A's F_TWO_HANDS became a
+    false F_ILLEGAL_RANK. Pile 1 goes right after pile 2, in time order, as when pile 2
+    settles later."""
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty", "A.stock5": "back"})
+    hands = (hand(Player.A, "pile1"), hand(Player.A, "pile2"), hand(Player.B, "pile1"))
+    table.frame_with(hands=hands, unsettled=("pile1", "pile2", "B.stock2"))
+    both = table.frame_with({"pile1": "4D", "pile2": "7H"}, hands=hands, unsettled=("B.stock2",))
+    assert sorted((str(e.card), e.pile) for e in both) == [("4D", 1), ("7H", 2)]
+    assert [e.t for e in both] == sorted(e.t for e in both)
+
+
 def test_a_card_on_the_way_to_a_pile_not_read_surely_yet_is_not_underneath(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty", "A.stock5": "back"})
