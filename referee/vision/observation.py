@@ -953,8 +953,8 @@ class Observer:
         (game 5014 at 960x540: B's JS, moved from slot 2 to slot 1, read 0.70 and 0.68 under the
         hand, was believed only when the hand had gone, after the turn in slot 2, which the
         engine refused: both were lost)."""
-        if zone.kind is not ZoneKind.STOCK or reading.label in FACE_UP_LABELS \
-                or reading.confidence < HAND_OVER_CONFIDENCE:
+        if zone.kind is not ZoneKind.STOCK or zone.owner is None or zone.number is None \
+                or reading.label in FACE_UP_LABELS or reading.confidence < HAND_OVER_CONFIDENCE:
             return False
         dep = self._recent_departure(reading.label, change, exclude=(zone.owner, zone.number))
         return dep is not None and dep.player is zone.owner
