@@ -1424,10 +1424,13 @@ class Observer:
         for key, seen, left, pile_ok in self._early_pending:
             zone = self._pile_zone[key[0]]
             obs = tracked.zones.get(zone)
+            # a change once the pile was seen as before is the players' next move (game 5009:
+            # A played onto the pile 0.5 s after slapping it, while the slot A's arm had lain
+            # over was still busy, and the early slap was dropped)
+            changed = not pile_ok and ((obs is not None and obs.as_before is False)
+                                       or self.state.tops.get(zone, "empty") != seen.top)
             pile_ok = pile_ok or (obs is not None and obs.as_before is True)
-            changed = obs is not None and obs.as_before is False
-            if changed or self.state.tops.get(zone, "empty") != seen.top \
-                    or tracked.time - left >= EARLY_SLAP_WAIT_S:
+            if changed or tracked.time - left >= EARLY_SLAP_WAIT_S:
                 continue  # a card came or went after all
             if not pile_ok or tracked.time < left + EARLY_SLAP_SLOTS_S \
                     or self._slot_busy_since(key[1], left, tracked):

@@ -958,6 +958,24 @@ def test_a_slap_followed_by_a_move_from_a_slot_is_a_slap(layout: MatLayout) -> N
     assert abs(events[0].t - (came + SLAP_LEAD_S)) < 1e-9
 
 
+def test_a_slap_followed_by_a_play_onto_its_pile_is_a_slap(layout: MatLayout) -> None:
+    """Game 5009: A's hand lay still on pile 1, its arm over slot 3, left, and 0.5 s later
+    played onto pile 1 while slot 3 was still busy: once the pile was seen as before, its
+    next change is the player's next move, not a card put down under the hand."""
+    table = Table(layout)
+    came = (table.frame + 1) / FPS
+    lingering = (hand_at(Player.A, (300.0, 200.0), "pile1", "A.stock3"),)
+    assert [ev for _ in range(2 * round(EARLY_SLAP_STILL_S * FPS))
+            for ev in table.frame_with(hands=lingering, unsettled=("A.stock3",))] == []
+    events = clear_again(table, "pile1", as_before=True, unsettled=("A.stock3",))
+    events += [ev for _ in range(9) for ev in table.frame_with(unsettled=("A.stock3",))]
+    events += clear_again(table, "pile1", as_before=False, unsettled=("A.stock3",))  # the next play
+    events += clear_again(table, "A.stock3", as_before=True)
+    events += frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ())
+    assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.A, 1)]
+    assert abs(events[0].t - (came + SLAP_LEAD_S)) < 1e-9
+
+
 def test_a_pile_that_looks_different_after_the_hand_left_was_no_slap(layout: MatLayout) -> None:
     table = Table(layout)
     # a card put down under a hand that lingers, and not read (the pile's top stays): the
