@@ -742,9 +742,18 @@ def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_
     events = table.frame_with({"A.stock3": "6C"}, confidence=0.85, busy_frames=15, **under)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
     assert events[0].t < first and events[0].evidence["settled_frame"] == round(first * FPS)
-    # read surely as another card than guessed: the second change explains it
+    # read surely as another card than guessed, where a back lay: the first change all the same
+    # (stop 27: in the 40 evaluation games the card read surely lay there at the first change
+    # 17 of 17 times; game 5012 at 960x540, B's 3C guessed 2S at 0.39 came 0.6 s late) ...
     table = Table(layout)
     assert table.frame_with({"A.stock3": "card"}, confidence=0.41, guess="8H", **under) == []
+    first = table.frame / FPS
+    events = table.frame_with({"A.stock3": "QH"}, confidence=0.95, busy_frames=15, **under)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "QH")] and events[0].t < first
+    # ... but a face-up card with no guess at all: the second change (3 of 3 times the back
+    # still lay there at the first)
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "card"}, confidence=0.47, **under) == []
     first = table.frame / FPS
     events = table.frame_with({"A.stock3": "QH"}, confidence=0.95, busy_frames=15, **under)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "QH")] and events[0].t > first
