@@ -398,7 +398,8 @@ class Observer:
                 self._unread[change.zone] = _Unread(change, since, [reading])
                 continue
             if unread is not None and (reading.label in {r.guess for r in unread.readings} or (
-                    self.state.tops.get(change.zone) == "back" and reading.label not in FACE_UP_LABELS
+                    change.zone in self._slot_zones and self.state.tops.get(change.zone) == "back"
+                    and reading.label not in FACE_UP_LABELS
                     and any(r.guess is not None for r in unread.readings))):
                 # read surely now as a card guessed there before it changed again (a hand came
                 # back over it): the card lay there since the first change, which explains it
