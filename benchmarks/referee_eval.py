@@ -4,14 +4,19 @@
     .venv/bin/python benchmarks/referee_eval.py --oracle         # recognition replaced by the truth
     .venv/bin/python benchmarks/referee_eval.py --sets fixtures  # only the 18 fixtures
 
-Sets: ``fixtures`` (tests/fixtures/*) and ``games``: ``--games`` self-played games (seeds from
-``--seed``, default 5000, which no test uses), the first ``--seconds`` plus ``--tail`` of each
-rendered at 960x540 (``--size``) into ``.cache/referee-eval/`` (reused when there). A game is
-scored over its first ``--seconds`` only (both logs cut there, :func:`referee.scoring.window`): the
-tail lets the referee see the last events of the window settle, as it would in a game that goes
-on; without it, a card landing in the clip's last frame counts as missed. Each clip is refereed by
-:class:`referee.live.pipeline.Referee` exactly as ``spit-referee replay`` does it (a clip that
-starts mid-game gets its game so far as the prelude) and scored with :mod:`referee.scoring`.
+Sets: ``fixtures`` (tests/fixtures/*), ``games`` and ``races``. ``games``: ``--games`` self-played
+games (seeds from ``--seed``, default 5000, which no test uses), the first ``--seconds`` plus
+``--tail`` of each rendered at 960x540 (``--size``) into ``.cache/referee-eval/`` (reused when
+there). A game is scored over its first ``--seconds`` only (both logs cut there,
+:func:`referee.scoring.window`): the tail lets the referee see the last events of the window
+settle, as it would in a game that goes on; without it, a card landing in the clip's last frame
+counts as missed. Each clip is refereed by :class:`referee.live.pipeline.Referee` exactly as
+``spit-referee replay`` does it (a clip that starts mid-game gets its game so far as the prelude)
+and scored with :mod:`referee.scoring`. ``races`` (not run by default): ``--races`` first-touch
+races (scenario ``race-eval``) and as many slap races (``slap-eval``), seeds from ``--race-seed``
+(default 6000): the seed chooses the gap between the touches (even seeds inside one frame
+interval, odd ones 1-4 frame intervals), the pile, the slots and who is first; the games hold too
+few races to measure the first-touch and slap-order targets.
 
 Reported: event precision and recall, faults flagged / missed / false, first-touch accuracy
 (races >= 1 frame apart and within one frame), slap order, timing error; speed as median
@@ -59,19 +64,34 @@ CACHE = ROOT / ".cache" / "referee-eval"
 DEFAULT_SIZE = "960x540"
 
 
+def render_clip(scenario: str, seed: int, size: str, out: Path, seconds: float | None = None) -> Path:
+    """``spit-referee simulate`` of one scenario into ``out``, unless it is there already."""
+    if not (out / "meta.json").is_file():
+        print(f"rendering {scenario} seed {seed} ...", file=sys.stderr)
+        command = [str(Path(sys.executable).parent / "spit-referee"), "simulate", "--scenario", scenario,
+                   "--seed", str(seed), "--size", size, "--out", str(out)]
+        if seconds is not None:
+            command += ["--seconds", str(seconds)]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return out
+
+
+def size_suffix(size: str) -> str:
+    return "" if size == DEFAULT_SIZE else f"-{size}"
+
+
 def render_games(count: int, seed: int, seconds: float, size: str = DEFAULT_SIZE) -> list[Path]:
     """The evaluation games (their first ``seconds``), rendered once into the cache."""
-    clips = []
-    for k in range(count):
-        out = CACHE / (f"game-{seed + k}-{seconds:g}s" + ("" if size == DEFAULT_SIZE else f"-{size}"))
-        if not (out / "meta.json").is_file():
-            print(f"rendering game seed {seed + k} ({seconds:g} s) ...", file=sys.stderr)
-            command = str(Path(sys.executable).parent / "spit-referee")
-            subprocess.run([command, "simulate", "--scenario", "selfplay", "--seed", str(seed + k),
-                            "--size", size, "--seconds", str(seconds), "--out", str(out)],
-                           check=True, stdout=subprocess.DEVNULL)
-        clips.append(out)
-    return clips
+    return [render_clip("selfplay", seed + k, size,
+                        CACHE / f"game-{seed + k}-{seconds:g}s{size_suffix(size)}", seconds)
+            for k in range(count)]
+
+
+def render_races(count: int, seed: int, size: str = DEFAULT_SIZE) -> list[Path]:
+    """``count`` first-touch races (``race-eval``) and ``count`` slap races (``slap-eval``),
+    seeds from ``seed`` (even seeds within one frame interval, odd ones 1-4 frames apart)."""
+    return [render_clip(name, seed + k, size, CACHE / f"{name}-{seed + k}{size_suffix(size)}")
+            for name in ("race-eval", "slap-eval") for k in range(count)]
 
 
 def card_places(clip: Path) -> list[tuple[float, str, str, bool]]:
@@ -201,9 +221,14 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sets", default="fixtures,games", help="fixtures, games or both (comma-separated)")
+    ap.add_argument("--sets", default="fixtures,games",
+                    help="fixtures, games, races (comma-separated; default %(default)s)")
     ap.add_argument("--games", type=int, default=20, help="how many evaluation games")
     ap.add_argument("--seed", type=int, default=5000, help="first game seed (no test uses 5000-5999)")
+    ap.add_argument("--races", type=int, default=20,
+                    help="the races set: this many first-touch races and as many slap races")
+    ap.add_argument("--race-seed", type=int, default=6000,
+                    help="first race seed (no test uses 6000-6999; even: within one frame, odd: 1-4 frames)")
     ap.add_argument("--seconds", type=float, default=30.0, help="score the first SECONDS of each game")
     ap.add_argument("--tail", type=float, default=1.0,
                     help="render and referee this many seconds more than are scored")
@@ -231,6 +256,8 @@ def main() -> int:
         elif name == "games":
             clips = render_games(args.games, args.seed, args.seconds + args.tail, args.size)
             until = args.seconds
+        elif name == "races":
+            clips = render_races(args.races, args.race_seed, args.size)
         else:
             ap.error(f"unknown set {name!r}")
         results = []

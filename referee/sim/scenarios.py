@@ -451,6 +451,49 @@ def race_subframe(seed: int) -> Fragment:
                  "two cards race to one pile, both touching within one frame interval (P8)")
 
 
+#: The evaluation races' touch gaps, in frame intervals: half the seeds draw a gap inside one
+#: frame interval, half one of one to four (issue 7 scores the two kinds apart)
+EVAL_GAPS_WITHIN = (0.1, 0.95)
+EVAL_GAPS_APART = (1.05, 4.0)
+FILLER_TOPS = {A: ["K", "2", "J", "6"], B: ["Q", "3", "5", "A"]}
+
+
+def _eval_gap(rng: random.Random, seed: int) -> float:
+    """An evaluation race's gap in frame intervals: inside one for even seeds, else 1-4."""
+    low, high = EVAL_GAPS_WITHIN if seed % 2 == 0 else EVAL_GAPS_APART
+    return round(rng.uniform(low, high), 3)
+
+
+def race_eval(seed: int) -> Fragment:
+    """A first-touch race for the benchmark (not a fixture): like ``race-4f`` but with the
+    seed choosing the gap (:func:`_eval_gap`), the pile, the slots the two cards come from,
+    who is first and where in its frame interval the first touch falls."""
+    s = Script("race-eval", seed, summary="two cards race to one pile, the seed choosing the gap, "
+               "pile and slots (P8)")
+    rng = s.rng
+    pile = rng.choice((1, 2))
+    slot = {A: rng.randint(1, 5), B: rng.randint(1, 5)}
+    tops: dict[Player, list[str]] = {}
+    for p, card in ((A, "10"), (B, "8")):  # both fit the pile's 9; the second then does not
+        fill = list(FILLER_TOPS[p])
+        tops[p] = fill[: slot[p] - 1] + [card] + fill[slot[p] - 1:]
+    spits = ("9", "5") if pile == 1 else ("5", "9")
+    s.lay_out(tops[A], tops[B], *spits)
+    s.action()
+    first = rng.choice((A, B))
+    gap = _eval_gap(rng, seed)
+    k = rng.randint(33, 39)
+    t1 = at_frame(k, round(rng.uniform(0.05, 0.95), 3))
+    t2 = round(t1 + gap * FRAME, 6)
+    s.play(first, slot[first], pile, t=t1, start=round(t1 - rng.uniform(0.36, 0.5), 4))
+    lost = s.play(first.other, slot[first.other], pile, t=t2,
+                  start=round(t1 - rng.uniform(0.32, 0.46), 4), expect="F_LOST_TOUCH")
+    s.take_back(first.other, pile, lost, t=round(t2 + 0.75, 4), start=round(t2 + 0.35, 4))
+    s.visuals["race"] = {"pile": pile, "first": str(first), "touches": [t1, t2],
+                         "gap_s": round(t2 - t1, 6)}
+    return s.build()
+
+
 def _run_out(name: str, seed: int, summary: str) -> Script:
     """A prelude in which A has played all but one stock card onto pile 1."""
     s = Script(name, seed, summary=summary)
@@ -479,6 +522,23 @@ def slap_same(seed: int) -> Fragment:
 def slap_different(seed: int) -> Fragment:
     return _slap("slap-different", seed, False,
                  "A plays the last stock card; the players slap different piles and each takes theirs (E2)")
+
+
+def slap_eval(seed: int) -> Fragment:
+    """A slap race for the benchmark (not a fixture): like ``slap-same`` but with the seed
+    choosing the gap (:func:`_eval_gap`), the pile, who slaps first and how fast each hand comes."""
+    s = _run_out("slap-eval", seed, "A plays the last stock card; both slap one pile, the seed "
+                 "choosing the gap and the pile (E2)")
+    s.play(A, 5, 1, t=0.9)                   # A's last stock card: round over (E1 a)
+    rng = s.rng
+    pile = rng.choice((1, 2))
+    first = rng.choice((A, B))
+    t1 = round(1.4 + rng.uniform(0.0, 0.1), 4)
+    t2 = round(t1 + _eval_gap(rng, seed) * FRAME, 6)
+    s.slap(first, pile, t=t1, start=round(t1 - rng.uniform(0.2, 0.3), 4))
+    s.slap(first.other, pile, t=t2, start=round(t2 - rng.uniform(0.2, 0.3), 4))
+    s.visuals["key_t"] = round(t2 + 0.1, 4)
+    return s.build()
 
 
 def stalemate(seed: int) -> Fragment:
@@ -708,6 +768,10 @@ _register("two-cards", two_cards, "a player moves two cards at once (F_TWO_CARDS
 _register("lighting", lighting, "plays while the room light dims and warms")
 _register("camera-nudge", camera_nudge, "the camera is knocked mid-game")
 _register("sixth-pile", sixth_pile, "a card put outside the stock slots (F_SIXTH_PILE) and back")
+_register("race-eval", race_eval, "a first-touch race, the seed choosing its gap, pile and slots "
+          "(benchmark)", fixture=False)
+_register("slap-eval", slap_eval, "a slap race, the seed choosing its gap and pile (benchmark)",
+          fixture=False)
 _register("selfplay", selfplay, "a whole self-played game with deliberate faults (long)", fixture=False)
 
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from referee.eventlog import write_records
-from referee.events import Call, Deal, Play, SpitTurn, TableEvent, Turn, Verdict
+from referee.events import Call, Deal, Play, Slap, SpitTurn, TableEvent, Turn, Verdict
 from referee.sim.clip import choreography, motion_records
 from referee.sim.scenarios import SCENARIOS, Fragment, make_fragment, rejudge
 from referee.sim.truth import frame_of
@@ -136,3 +136,24 @@ def test_unknown_scenario() -> None:
 
     with pytest.raises(InputError, match="unknown scenario 'nope'"):
         make_fragment("nope", 1)
+
+
+@pytest.mark.parametrize("name, kind", [("race-eval", Play), ("slap-eval", Slap)])
+def test_evaluation_races_vary_with_the_seed_and_alternate_their_gaps(name: str, kind: type) -> None:
+    frame = 1 / 30
+    piles, firsts = set(), set()
+    for seed in range(6000, 6016):
+        fragment = make_fragment(name, seed)
+        assert not SCENARIOS[name].fixture
+        first, second = sorted((e for e in fragment.table_events if isinstance(e, kind) and e.t > 0),
+                               key=lambda e: e.t)[:2]
+        assert first.pile == second.pile and first.player != second.player
+        gap = second.t - first.t
+        # even seeds race inside one frame interval, odd ones one to four apart
+        assert (0 < gap < frame) if seed % 2 == 0 else (frame < gap <= 4 * frame)
+        piles.add(first.pile)
+        firsts.add(first.player)
+        faults = [v.code for v in fragment.records if isinstance(v, Verdict) and v.code and v.t > 0]
+        assert faults == (["F_LOST_TOUCH"] if name == "race-eval" else [])
+        assert _text(fragment) == _text(Fragment(name, seed, tuple(rejudge(fragment.records)), (), 0))
+    assert piles == {1, 2} and len(firsts) == 2
