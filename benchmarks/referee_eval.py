@@ -204,6 +204,8 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "first_touch_apart": acc(total.first_touch(within_frame=False)),
         "first_touch_within_frame": acc(total.first_touch(within_frame=True)),
         "slap_order": acc(total.slap_order()),
+        "race_pairs": [r.to_json() for r in total.races],
+        "slap_pairs": [r.to_json() for r in total.slaps],
         "timing_ms": {"median": timing.median_ms, "p90": timing.p90_ms, "bias": timing.bias_ms},
         "speed_x_real_time_median": round(statistics.median(r["speed"] for r in results if r["speed"]), 2),
         "step_ms": {"median": round(statistics.median(steps), 2),

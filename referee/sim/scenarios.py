@@ -455,6 +455,7 @@ def race_subframe(seed: int) -> Fragment:
 #: frame interval, half one of one to four (issue 7 scores the two kinds apart)
 EVAL_GAPS_WITHIN = (0.1, 0.95)
 EVAL_GAPS_APART = (1.05, 4.0)
+SLAP_TAIL_S = 1.5  # clip time after the later slap of ``slap-eval``
 FILLER_TOPS = {A: ["K", "2", "J", "6"], B: ["Q", "3", "5", "A"]}
 
 
@@ -538,7 +539,8 @@ def slap_eval(seed: int) -> Fragment:
     s.slap(first, pile, t=t1, start=round(t1 - rng.uniform(0.2, 0.3), 4))
     s.slap(first.other, pile, t=t2, start=round(t2 - rng.uniform(0.2, 0.3), 4))
     s.visuals["key_t"] = round(t2 + 0.1, 4)
-    return s.build()
+    # the hands lie on the pile for a while: 1.5 s after the later slap, as a game goes on
+    return s.build(duration=round(t2 + SLAP_TAIL_S, 4))
 
 
 def stalemate(seed: int) -> Fragment:
