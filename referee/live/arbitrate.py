@@ -226,6 +226,7 @@ class Arbiter:
         self.s = settings or ArbiterSettings()
         self.costs = ArbiterCosts()
         self._held: list[_HeldSlap] = []
+        self._behind_slaps: list[Arbitrated] = []  # events that came while a pair of slaps was held
         self.reset(tracker)
 
     def reset(self, tracker: ZoneTracker) -> None:
@@ -406,18 +407,28 @@ class Arbiter:
             else:
                 out.append(Arbitrated(ev))
         self._held += [_HeldSlap(s, tracked.frame, tracked.time) for s in slaps]
+        if self._pair_due(tracked) is False:
+            # both players' slaps wait for their hands to lie still: what comes meanwhile waits
+            # with them (released now, they would cut the slaps' views short); all go out
+            # together, in time order
+            self._behind_slaps += out
+            return []
+        out = self._behind_slaps + out
+        self._behind_slaps = []
         out += self._release_slaps(tracked, force=bool(out))
         return self._in_order(out, not_before)
 
     def flush(self, tracked: TrackedFrame | None = None, not_before: float = -math.inf) -> list[Arbitrated]:
         """Whatever is still held (the end of the video)."""
         if not self._held:
-            return []
+            out, self._behind_slaps = self._behind_slaps, []
+            return self._in_order(out, not_before)
         if tracked is None:
             rows = self._grey.rows()
             k, t = (rows[-1][0], rows[-1][1]) if rows else (self._held[-1].frame, self._held[-1].time)
             tracked = TrackedFrame(k, t, {}, (), ())
-        return self._in_order(self._release_slaps(tracked, force=True), not_before)
+        out, self._behind_slaps = self._behind_slaps, []
+        return self._in_order(out + self._release_slaps(tracked, force=True), not_before)
 
     def _in_order(self, items: list[Arbitrated], not_before: float) -> list[Arbitrated]:
         """Sorted by time (stable: an ordered pair keeps its order); a time from the video is
@@ -624,6 +635,13 @@ class Arbiter:
         return est.contact.t if est.contact is not None else ev.t
 
     # ------------------------------------------------------------------ slaps
+    def _pair_due(self, tracked: TrackedFrame) -> bool | None:
+        """Whether the held slaps of both players have the views they wait for
+        (``slap_after_frames`` after the later one); None when no pair is held."""
+        if len({h.slap.player for h in self._held}) < 2:
+            return None
+        return tracked.frame >= max(h.frame for h in self._held) + self.s.slap_after_frames
+
     def _release_slaps(self, tracked: TrackedFrame, force: bool) -> list[Arbitrated]:
         """Held slaps whose time has come: a pair (both players) once ``slap_after_frames``
         views follow the later one; a lone slap after ``slap_wait_s``; all with ``force``."""
@@ -632,9 +650,8 @@ class Arbiter:
         first_of: dict[Player, _HeldSlap] = {}
         for h in sorted(self._held, key=lambda h: h.slap.t):
             first_of.setdefault(h.slap.player, h)
-        later = max(h.frame for h in self._held)
         if len(first_of) == 2:
-            if not force and tracked.frame < later + self.s.slap_after_frames:
+            if not force and not self._pair_due(tracked):
                 return []
         elif not force and tracked.time - min(h.time for h in self._held) < self.s.slap_wait_s:
             return []
@@ -730,6 +747,26 @@ class Arbiter:
                     contacts[s.player] = ar.estimate_slap_contact(tracks[s.player])
                 except ValueError as exc:
                     errors[s.player] = str(exc)
+        def usable(s: Slap) -> float | None:
+            c = contacts.get(s.player)
+            ok = (c is not None and c.quality >= self.s.min_quality and abs(c.t - s.t) <= self.s.max_shift_s
+                  and c.t < tracked.time)
+            return c.t if ok and c is not None else None
+
+        # a hand on the pile since the round ended slapped it only if its arm came to rest there
+        not_slaps = [s for s in slaps if (s.evidence or {}).get("lingering") and usable(s) is None]
+        if not_slaps:
+            slaps = [s for s in slaps if all(s is not q for q in not_slaps)]
+            def because(q: Slap) -> str:
+                c = contacts.get(q.player)
+                if c is None:
+                    return errors.get(q.player, "no hand track")
+                return f"its arm's stop at {c.t:.3f} s, quality {c.quality:.2f}, does not fit"
+
+            why = "; ".join(f"{q.player}'s hand lay on pile {q.pile} from the round's end and was not "
+                            f"seen to come down on it ({because(q)})" for q in not_slaps)
+            log.info("slap not given: %s", why)
+            slaps = [replace(s, evidence={**(s.evidence or {}), "not_a_slap": why}) for s in slaps]
         order = sorted(slaps, key=lambda s: s.t)
         arb: ar.Arbitration | None = None
         note = None
@@ -741,13 +778,17 @@ class Arbiter:
                 order = sorted(order, key=lambda s: s.player is not arb.first)
             else:
                 reason = arb.reason if arb is not None else "not arbitrated: " + "; ".join(errors.values())
-                note = f"first slap uncertain: {_headline(reason)}; the order seen is kept"
+                stops = [t for t in (usable(s) for s in order) if t is not None]
+                if len(stops) == len(order):  # the likelier order, said to be unsure
+                    order = [s for _, s in sorted(zip(stops, order, strict=True), key=lambda item: item[0])]
+                    kept = f"{order[0].player}'s hand stopped first"
+                else:
+                    kept = "the order seen is kept"
+                note = f"first slap uncertain: {_headline(reason)}; {kept}"
         times_out = []
         for s in order:
-            c = contacts.get(s.player)
-            ok = (c is not None and c.quality >= self.s.min_quality and abs(c.t - s.t) <= self.s.max_shift_s
-                  and c.t < tracked.time)
-            times_out.append(c.t if ok and c is not None else s.t)
+            t_stop = usable(s)
+            times_out.append(t_stop if t_stop is not None else s.t)
         if len(times_out) == 2 and not times_out[0] + self.s.min_gap_s <= times_out[1]:
             mid = (times_out[0] + times_out[1]) / 2  # the stops cross the call: both at the middle, in order
             times_out = [mid - self.s.min_gap_s / 2, mid + self.s.min_gap_s / 2]

@@ -558,7 +558,7 @@ def _plot_logged(ax: Any, ev: TableEvent, *, with_track: bool) -> bool:
 
 
 def _hand_timeline(moment: Moment, evidence: Recomputed) -> str:
-    """Slaps: each hand's picture change and its area over the pile, its stop, the spreads."""
+    """Slaps: the share of each arm at rest and each hand's area over the pile, its stop, the spreads."""
     fig, (ax, zoom) = h.new_figure(1180, 520, columns=2, ratios=(3, 2))
     area = ax.twinx()
     for hand in evidence.hands:
@@ -567,19 +567,19 @@ def _hand_timeline(moment: Moment, evidence: Recomputed) -> str:
         _plot_logged(ax, ev, with_track=any(c.event is ev and c.track is not None for c in evidence.hands))
     _frame_ticks(ax, evidence)
     ax.set_xlabel("game time (s)")
-    ax.set_ylabel("picture change (grey levels)")
+    ax.set_ylabel("share of the arm at rest")
     area.set_ylabel("area over the pile (mm², dashed)")
     ts = [t for c in evidence.hands if c.track is not None for t in c.track.times]
     if ts:
         ax.set_xlim(min(ts) - 0.05, max(ts) + 0.05)
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, 1.05)
     area.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     lines, labels = ax.get_legend_handles_labels()
     more, more_labels = area.get_legend_handles_labels()
     ax.legend(lines + more, labels + more_labels, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14),
               ncol=3)
-    ax.set_title("Each hand round the pile: its picture stops changing when the palm lands", fontsize=10)
+    ax.set_title("Each arm at the player's edge: it comes to rest when the palm lands", fontsize=10)
     _plot_contacts(zoom, moment, evidence)
     zoom.set_title("When each hand came down (estimate and spread)", fontsize=10)
     fig.tight_layout()
@@ -588,8 +588,8 @@ def _hand_timeline(moment: Moment, evidence: Recomputed) -> str:
     what = (
         f'<p class="small">Recomputed from frames {window[0]}-{window[-1]} (the arbiter\'s window: '
         "from before the first slap to both hands lying still), the hands split round the pile as the "
-        "referee split them (docs/arbitration.md, \"How: slaps\"); the stop is where the change falls to "
-        "the floor of the last frames. Triangles: the times the log recorded.</p>"
+        "referee split them (docs/arbitration.md, \"How: slaps\"); the stop is where 95 % of the arm, "
+        "where it crosses the player's edge, is at rest. Triangles: the times the log recorded.</p>"
         if window
         else ""
     )
@@ -610,8 +610,8 @@ def _plot_hand(ax: Any, area: Any, hand: HandEvidence) -> None:
         return
     colour = h.PLAYER_COLOURS[hand.player]
     track = hand.track
-    ax.plot(track.times, track.change, "o-", color=colour, markersize=4, linewidth=1,
-            label=f"{hand.player}'s hand: picture change")
+    ax.plot(track.times, track.settled, "o-", color=colour, markersize=4, linewidth=1,
+            label=f"{hand.player}'s arm: share at rest")
     area.plot(track.times, track.own_pile_mm2, "--", color=colour, linewidth=1.2,
               label=f"{hand.player}'s hand: area over the pile")
     if hand.contact is not None:

@@ -1052,9 +1052,9 @@ def card_layering(after: np.ndarray, templates: dict[Player, CardTemplate], pile
 class DecisionSettings:
     call_p: float = 0.9  # the combined probability needed to name a first player
     lean_p: float = 0.8  # a kind of evidence this sure of one side "says" that side
-    layering_lean_p: float | None = None  # the layering's own bar to say a side, if not lean_p
     min_quality: float = 0.05  # contact estimates below this quality are not used
     max_logit: float = 6.0  # no single kind of evidence counts for more than this (p 0.9975)
+    layering_max_logit: float | None = None  # the layering's own cap, if not max_logit
 
 
 @dataclass(frozen=True)
@@ -1117,17 +1117,22 @@ def decide(contacts: dict[Player, ContactEstimate | None], layering: Layering | 
         missing = [str(p) for p in (Player.A, Player.B) if p not in use]
         notes.append(f"trajectories: no usable contact time for {' and '.join(missing)}")
     p_layer = None
+    cap_l = st.max_logit if st.layering_max_logit is None else st.layering_max_logit
+    head = "layering" if cap_l > 0 else "layering (reported, not counted)"
     if layering is not None and layering.confidence > 0:
         p_layer = layering.p_a_under
-        notes.append(f"layering: {layering.reason} (P(A underneath) {p_layer:.2f})")
+        notes.append(f"{head}: {layering.reason} (P(A underneath) {p_layer:.2f})")
     elif layering is not None:
-        notes.append(f"layering: {layering.reason}")
+        notes.append(f"{head}: {layering.reason}")
     else:
-        notes.append("layering: not available")
-    side_t = _side(p_traj, st.lean_p)
-    side_l = _side(p_layer, st.lean_p if st.layering_lean_p is None else st.layering_lean_p)
+        notes.append(f"{head}: not available")
+    # each kind counts (and says a side) only as surely as its cap allows
+    count_t = None if p_traj is None else max(-st.max_logit, min(st.max_logit, _logit(p_traj)))
+    count_l = None if p_layer is None else max(-cap_l, min(cap_l, _logit(p_layer)))
+    side_t = None if count_t is None else _side(_logistic(count_t), st.lean_p)
+    side_l = None if count_l is None else _side(_logistic(count_l), st.lean_p)
     agree: bool | None = None if side_t is None or side_l is None else side_t is side_l
-    logit = sum(max(-st.max_logit, min(st.max_logit, _logit(p))) for p in (p_traj, p_layer) if p is not None)
+    logit = sum(c for c in (count_t, count_l) if c is not None)
     p = _logistic(logit)
     lead = Player.A if p >= 0.5 else Player.B
     conf = max(p, 1 - p)
@@ -1228,41 +1233,41 @@ class HandSettings:
     fg_level: float = 18.0  # colour difference from the background (any channel) that is foreground
     min_area_mm2: float = 1500.0  # smaller foreground blobs are not hands
     seed_mm: float = 6.0  # foreground this close to a player's edge (or beyond it) seeds that player's arm
-    still_level: float = 3.0  # grey change (mean, over the hand) above the noise that counts as moving
-    still_share: float = 0.1  # ... or this share of the hand's largest change, if higher
     arm_band_mm: float = 60.0  # a player's arm is watched this far into the mat from their edge
-    time_whole_hand: bool = True  # time the stop on the whole hand (as split in the last view) too
-    apart_mm: float = 12.0  # ... leaving out what lies this close to the other hand
+    settle_blur_px: float = 1.0  # the strips are smoothed this much (Gaussian sigma) before timing
+    settle_level: float = 6.0  # grey change from the last view above which a pixel of the arm still moves
+    settle_share: float = 0.95  # the arm has stopped when this share of its pixels moves no more
     cover_still: float = 6.0  # grey change between two views under which a pixel keeps its player
     core_mm: tuple[float, float] = (32.0, 42.0)  # "over the pile": within these of its centre (x, y)
     min_over_pile_mm2: float = 1500.0  # a hand never covering this much of the pile's core did not slap it
     covered_logit: float = 10.0  # log-odds per unit of difference in the lost share of visible area
     min_arm_mm2: float = 600.0  # less foreground than this there: that player's hand is not there
-    lead_s: float = -0.0155  # calibrated on 24 render slaps: the touch is 15.5 ms after the stop crossing
-    lead_sd_s: float = 0.012  # their robust spread (10-90 % of them within -23..+18 ms of the median)
+    #: calibrated on 40 render slaps (slap-eval seeds 7000-7019, 1280x720; ``benchmarks/contact_timing.py
+    #: --calibrate``): the arm comes to rest 2.9 ms after the touch (median; 10-90 % -15.1..+9.3 ms)
+    lead_s: float = 0.0029
+    lead_sd_s: float = 0.0095  # that 10-90 % range / 2.56 (the robust sd is 7.4 ms; the tails are wider)
 
 
 @dataclass(frozen=True, eq=False)
 class HandTrack:
-    """One player's slapping hand, view by view. ``change``: how much the picture of the hand
-    still differs from the last view (mean grey levels; down to the noise once the hand lies
-    still, as it does at the end), over the arm where it crosses the player's edge of the mat
-    (no other hand lies there) and the player's hand as split in the last view, less what
-    lies near the other hand. ``arm_mm2``: foreground where the arm crosses the edge;
+    """One player's slapping hand, view by view, watched where its arm crosses the player's
+    edge of the mat (no other hand lies there; the arm moves until the palm lands).
+    ``settled``: the share of that crossing (as it lies in the last view, when both hands lie
+    still) that already looks as it will from then on (no later view differs from the last by
+    ``settle_level``): it rises to 1 as the arm comes to rest. ``arm_mm2``: foreground there;
     ``over_pile_mm2``: all hand foreground over the pile's core; ``own_pile_mm2``: this
     player's part of it."""
 
     player: Player
     times: np.ndarray  # (n,)
-    change: np.ndarray  # (n,) mean |view - last view| over the arm where it crosses the edge
+    settled: np.ndarray  # (n,) share of the arm's crossing at rest from this view on (0-1, non-decreasing)
     arm_mm2: np.ndarray  # (n,) foreground area of that crossing
     over_pile_mm2: np.ndarray  # (n,) foreground over the pile zone (both hands)
-    noise: float  # the change level where nothing moves
     own_pile_mm2: np.ndarray  # (n,) of that, what is this player's hand (split along the hands' outlines)
 
     def __post_init__(self) -> None:
         n = len(self.times)
-        for name in ("change", "arm_mm2", "over_pile_mm2", "own_pile_mm2"):
+        for name in ("settled", "arm_mm2", "over_pile_mm2", "own_pile_mm2"):
             if len(getattr(self, name)) != n:
                 got = len(getattr(self, name))
                 raise ValueError(f"hand track arrays differ in length: times {n}, {name} {got}")
@@ -1383,9 +1388,8 @@ def hand_tracks(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray
     cell = 1.0 / (s * s)
     fg = np.stack([_fg(img, bg, st, st.min_area_mm2 / cell) for img in strips])
     grey = np.stack([cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) for img in strips]).astype(np.float32)
-    last = grey[-1]
-    # the floor: the median change over the last view's foreground between the last two views
-    noise = float(np.median(np.abs(grey[-2] - last)[fg[-1]])) if fg[-1].any() else 0.0
+    smooth = (np.stack([cv2.GaussianBlur(g, (0, 0), st.settle_blur_px) for g in grey])
+              if st.settle_blur_px > 0 else grey)
     out: dict[Player, HandTrack] = {}
     over = (fg & in_pile).sum(axis=(1, 2)) * cell
     band = {Player.A: (ys >= mat_h - st.arm_band_mm) & (ys <= mat_h + geo.margin_mm),
@@ -1395,52 +1399,48 @@ def hand_tracks(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray
         arm_region = fg[-1] & band[p][:, None]
         if arm_region.sum() * cell < st.min_arm_mm2:
             continue
-        mine_last = labels[-1] == (1 if p is Player.A else 2)
-        # not near the other hand: where they meet, the picture keeps changing until the later one lands
-        other = labels[-1] == (2 if p is Player.A else 1)
-        near = cv2.dilate(other.astype(np.uint8), np.ones((3, 3), np.uint8),
-                          iterations=max(1, int(round(st.apart_mm * s)))).astype(bool)
-        region = arm_region | ((mine_last & ~near) if st.time_whole_hand else False)
-        region = cv2.erode(region.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-        change = np.array([float(np.abs(g[region] - last[region]).mean()) for g in grey])
+        region = cv2.erode(arm_region.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        if not region.any():
+            region = arm_region
+        moving = np.abs(smooth[:, region] - smooth[-1][region]) > st.settle_level  # (n, pixels)
+        still_on = ~np.logical_or.accumulate(moving[::-1], axis=0)[::-1]  # no later view moves there
         arm = (fg & band[p][None, :, None]).sum(axis=(1, 2)) * cell
         mine = labels == (1 if p is Player.A else 2)
-        out[p] = HandTrack(p, t, change, arm, over, noise, (mine & in_pile[None]).sum(axis=(1, 2)) * cell)
+        own = (mine & in_pile[None]).sum(axis=(1, 2)) * cell
+        out[p] = HandTrack(p, t, still_on.mean(axis=1), arm, over, own)
     return out, HandViews(grey, fg, in_pile, s, labels)
 
 
 def estimate_slap_contact(track: HandTrack, settings: HandSettings | None = None) -> ContactEstimate:
     """When the tracked hand's palm touched the pile: a slapping hand comes down fast and
-    stops dead on the pile, so the touch is when its picture stops changing. The change
-    against the last view falls to the noise floor (the median of the three views before the
-    last) at the touch; the crossing of ``floor + still_level`` is placed between the last
-    moving view and the first still one by linear interpolation, less a calibrated lead.
-    ValueError when the hand never moved or never came to rest."""
+    stops dead on the pile, and its arm with it, so the touch is when the arm's crossing of
+    the player's edge comes to rest: when the share of it at rest (``track.settled``) reaches
+    ``settle_share``, placed between two views by linear interpolation, less a calibrated
+    lead. Timing the arm at the edge, not the hand, keeps the other hand out: a second hand
+    landing on the first changes the first hand's picture, and two hands of one skin are
+    split only roughly. ValueError when the arm never moved or never came to rest."""
     st = settings or HandSettings()
     n = len(track)
     if n < 5:
         raise ValueError(f"a slap contact needs at least 5 views of the hand, got {n}")
-    d = np.asarray(track.change, np.float64)
-    if not np.isfinite(d).all():
-        raise ValueError("the hand's change signal has gaps (NaN)")
-    floor = float(np.median(d[-4:-1]))
-    # a hand that has landed can still change a little where the other hand lands beside it
-    # (its split shifts by a few pixels): the stop is where the big fall ends
-    level = floor + max(st.still_level, st.still_share * (float(d.max()) - floor))
-    moving = np.flatnonzero(d > level)
-    if len(moving) == 0:
+    share = np.asarray(track.settled, np.float64)
+    if not np.isfinite(share).all():
+        raise ValueError("the hand's settled share has gaps (NaN)")
+    q = st.settle_share
+    if share[0] >= q:
         raise ValueError("the hand never moved in these views: no slap to time")
-    k = int(moving[-1])
+    k = int(np.argmax(share >= q))
     if k >= n - 3:
         raise ValueError("the hand was still moving near the last view: it did not come to rest")
-    dt = float(track.times[k + 1] - track.times[k])
-    f = (d[k] - level) / max(d[k] - d[k + 1], 1e-6)
-    t_stop = float(track.times[k]) + float(np.clip(f, 0.0, 1.0)) * dt
+    dt = float(track.times[k] - track.times[k - 1])
+    f = (q - share[k - 1]) / max(share[k] - share[k - 1], 1e-9)
+    t_stop = float(track.times[k - 1]) + float(np.clip(f, 0.0, 1.0)) * dt
     sd = math.hypot(st.lead_sd_s, dt / math.sqrt(12.0) * 0.5)
-    sharp = float(np.clip((d[k - 1] - level) / (4.0 * st.still_level), 0.0, 1.0)) if k > 0 else 0.5
-    arm = float(np.median(track.arm_mm2[k + 1:]))
+    # a stop is sharp when most of the arm comes to rest within the last two views before it
+    sharp = float(np.clip((share[k] - share[max(0, k - 2)]) / 0.5, 0.0, 1.0))
+    arm = float(np.median(track.arm_mm2[k:]))
     quality = sharp * float(np.clip(arm / (3 * st.min_arm_mm2), 0.0, 1.0))
-    return ContactEstimate(t_stop - st.lead_s, sd, n, quality, "hand-stop", t_stop, (math.nan, math.nan))
+    return ContactEstimate(t_stop - st.lead_s, sd, n, quality, "arm-stop", t_stop, (math.nan, math.nan))
 
 
 def hand_layering(tracks: dict[Player, HandTrack], settings: HandSettings | None = None) -> Layering:
@@ -1469,16 +1469,17 @@ def hand_layering(tracks: dict[Player, HandTrack], settings: HandSettings | None
     return Layering(under, p_a, abs(2 * p_a - 1), shown, f"{verdict}: {what}")
 
 
-SLAP_DECISION = DecisionSettings(layering_lean_p=0.9)
+#: The hands' layering is read and reported but does not count (its cap is 0): over 40 render
+#: slap races (slap-eval seeds 6000-6019 and 7000-7019) it said a side 14 times and was right
+#: 6 times. Two hands of one skin are split only roughly (docs/arbitration.md, "Hands of the
+#: same skin"), so which one lost area to the other is no evidence yet.
+SLAP_DECISION = DecisionSettings(layering_max_logit=0.0)
 
 
 def decide_slap(contacts: dict[Player, ContactEstimate | None], layering: Layering | None,
                 settings: DecisionSettings | None = None) -> Arbitration:
-    """E2: whose hand came down on the pile first, like :func:`decide_first_touch`; the
-    hands' layering says a side only when :func:`hand_layering` calls it clear (0.9 sure):
-    two hands are split less surely than two cards (about half of the hand pixels of the
-    render slaps go to the right hand), and on a re-encoded recording a 0.85 lean the other way
-    was seen to cancel stops 60 ms apart."""
+    """E2: whose hand came down on the pile first, like :func:`decide_first_touch`, with
+    :data:`SLAP_DECISION`: the call comes from the arms' stops; the layering is reported."""
     return decide(contacts, layering, settings or SLAP_DECISION, what="hand", verb="slapped")
 
 

@@ -1380,13 +1380,28 @@ class Observer:
                     continue
                 if seen is None:
                     seen = self._slaps[key] = _HandSeen(tracked.time)
-                if not seen.slapped and not seen.lingering and tracked.time - seen.first >= SLAP_STILL_S:
+                if seen.slapped:
+                    continue
+                evidence = {"zone": zone, "first_over_frame": tracked.frame,
+                            "hand_area_mm2": round(over[player].area_mm2)}
+                if not seen.lingering and tracked.time - seen.first >= SLAP_STILL_S:
                     seen.slapped = True
                     events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
-                                       pile=int(number),
-                                       evidence={"zone": zone, "first_over_frame": tracked.frame,
-                                                 "hand_area_mm2": round(over[player].area_mm2)}))
+                                       pile=int(number), evidence=evidence))
+                elif seen.lingering and (other := self._given_slap_t(player.other)) is not None:
+                    # the hand that stayed on the pile from the round's end may have slapped it
+                    # from there: when the other player slaps, it is given for the arbiter to time
+                    # by its arm coming to rest (and to drop when its arm never moved)
+                    seen.slapped = True
+                    events.append(Slap(t=other, frame=tracked.frame, player=player, pile=int(number),
+                                       evidence={**evidence, "lingering": True}))
         return events
+
+    def _given_slap_t(self, player: Player) -> float | None:
+        """When ``player``'s first slap given since the round ended was seen (any pile)."""
+        times = [seen.first + SLAP_LEAD_S for (_, p), seen in self._slaps.items()
+                 if p is player and seen.slapped and not seen.lingering]
+        return min(times) if times else None
 
 
     def _early_slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:

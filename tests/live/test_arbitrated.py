@@ -354,6 +354,56 @@ def test_a_slap_during_play_goes_to_the_engine_at_once() -> None:
     assert [item.event for item in arbiter.flush(now)] == [after_round]
 
 
+def test_what_comes_while_two_slaps_are_held_waits_for_their_views() -> None:
+    # slap-eval seed 6018: a take-back came in the frame of the later slap and released both
+    # slaps at once, before the later hand had come to rest in the views they were timed on
+    from referee.cards import Card
+    from referee.events import TakeBack
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(cal))
+    wait = arbiter.s.slap_after_frames
+
+    def at(frame: int) -> TrackedFrame:
+        return TrackedFrame(frame, frame / 30, {}, (), ())
+
+    b = Slap(t=41 / 30, frame=41, player=Player.B, pile=1)
+    a = Slap(t=45 / 30, frame=45, player=Player.A, pile=1)
+    back = TakeBack(t=43 / 30, frame=45, player=Player.A, card=Card.parse("7D"), pile=1)
+    assert arbiter.refine([b], at(41)) == []
+    assert arbiter.refine([back, a], at(45)) == []  # the take-back waits with the pair
+    for frame in range(46, 45 + wait):
+        assert arbiter.refine([], at(frame)) == []
+    out = [item.event for item in arbiter.refine([], at(45 + wait))]
+    assert back in out and {e.player for e in out if isinstance(e, Slap)} == {Player.A, Player.B}
+    assert [e.t for e in out] == sorted(e.t for e in out)
+    # a lone slap does not hold other events back: they release it
+    lone = Slap(t=60 / 30, frame=60, player=Player.A, pile=2)
+    assert arbiter.refine([lone], at(60)) == []
+    assert lone in [item.event for item in arbiter.refine([back], at(61))]
+
+
+def test_a_hand_on_the_pile_since_the_round_ended_is_no_slap_unless_its_arm_came_down() -> None:
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(cal))  # no views kept: no arm is seen to come to rest
+    b = Slap(t=1.4, frame=42, player=Player.B, pile=1)
+    a = Slap(t=1.4, frame=43, player=Player.A, pile=1, evidence={"lingering": True})
+    assert arbiter.refine([b], TrackedFrame(42, 1.4, {}, (), ())) == []
+    assert arbiter.refine([a], TrackedFrame(43, 1.433, {}, (), ())) == []
+    out = [item.event for item in arbiter.flush()]
+    assert [(e.player, e.pile) for e in out] == [(Player.B, 1)]
+    assert "A's hand lay on pile 1 from the round's end" in (out[0].evidence or {})["not_a_slap"]
+    # the same slap not marked lingering stays, timed as seen
+    arbiter = Arbiter(ZoneTracker(cal))
+    arbiter.refine([b, replace(a, evidence={})], TrackedFrame(43, 1.433, {}, (), ()))
+    assert {e.player for e in (item.event for item in arbiter.flush())} == {Player.A, Player.B}
+
+
 def test_a_pile_settled_by_its_carry_reads_the_carried_card_where_recognition_is_unsure() -> None:
     from referee.live.arbitrate import Landing
     from referee.live.pipeline import _carried_reading

@@ -1030,6 +1030,25 @@ def test_a_hand_on_a_pile_after_the_round_ended_is_a_slap_at_once(layout: MatLay
     assert "during_play" not in events[0].evidence
 
 
+def test_a_hand_on_the_pile_since_the_round_ended_is_given_when_the_other_player_slaps(
+        layout: MatLayout) -> None:
+    """Slap-eval seeds 6010 and 6017: A played the last card onto pile 1 and slapped it from
+    there, never leaving. Its hand is not a slap while it lies there alone; when B slaps, it is
+    given too, marked, for the arbiter to time by its arm (or to drop)."""
+    table = Table(layout)
+    a_hand = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+    frames_of(table, 2, a_hand)
+    table.obs.note_round_over(True)
+    assert frames_of(table, 10, a_hand) == []  # lingering, alone
+    both = a_hand + (hand_at(Player.B, (310.0, 190.0), "pile1"),)
+    events = frames_of(table, 6, both)
+    assert [(e.player, e.pile) for e in events] == [(Player.B, 1), (Player.A, 1)]
+    b_slap, a_slap = events
+    assert a_slap.evidence["lingering"] is True and "lingering" not in b_slap.evidence
+    assert a_slap.t == b_slap.t  # no time of its own: the arbiter gives it one
+    assert frames_of(table, 6, both) == []  # once
+
+
 def test_a_pile_waits_for_the_other_players_busy_slot_though_a_card_left_already(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "back"})  # A's 4D left: it may lie under whatever lands
