@@ -1123,6 +1123,16 @@ class Observer:
                      pile_n: int, old: str, new: str) -> list[TableEvent]:
         pile = self.state.piles.setdefault(pile_n, [])
         t = self._touch(change)
+        if self.round_over and (change.hand_over or self._hand_was_over(change.zone, Player.A, since[0])
+                                or self._hand_was_over(change.zone, Player.B, since[0])):
+            # under the slapping hands after the round ended, what shows is whatever peeks out
+            # or nothing (slap-eval seeds 6018 and 6009: the card beneath, taken for a take-back of
+            # the top; the pile hidden, read empty, taken for a take-pile): nothing is put on a
+            # pile or taken from it before the slaps are judged
+            log.info("frame %d: %s read as %s under a hand after the round ended: %s stays its top",
+                     change.frame, change.zone, new, old)
+            self.state.tops[change.zone] = old
+            return []
         if new == "empty":
             taker = self._hand_player(change.zone, since[0], change.time)
             pile.clear()

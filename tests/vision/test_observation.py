@@ -151,6 +151,31 @@ def test_a_take_back_uncovers_the_card_beneath(layout: MatLayout) -> None:
     assert table.frame_with({"A.stock2": "KD"}) == []  # back in its slot: no turn
 
 
+def test_a_pile_read_under_the_slapping_hands_keeps_its_top(layout: MatLayout) -> None:
+    """Slap-eval seed 6018: after A's last card (KD on pile 1), pile 1 settled under the
+    slapping hands showing the 5 beneath (it peeked out): no take-back; the top stays KD,
+    and seen again once the hands have gone it is no new play."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    table.obs.note_round_over(True)
+    slapping = (hand(Player.A, "pile1"), hand(Player.B, "pile1"))
+    assert table.frame_with({"pile1": "5D"}, hands=slapping, before=(), hand_over=True) == []
+    assert table.obs.state.tops["pile1"] == "KD"
+    assert table.frame_with({"pile1": "KD"}) == []
+    # seed 6009: pile 2, hidden by the slapping hands, read empty as it settled (the tracker
+    # saw no hand over it then) is not taken
+    over2 = (hand(Player.A, "pile2"), hand(Player.B, "pile2"))
+    assert table.frame_with({"pile2": "empty"}, before=over2, busy_frames=2) == []
+    assert table.obs.state.tops["pile2"] == "9H"
+    # during play the same reading is a take-back
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    events = table.frame_with({"pile1": "5D"}, hands=(hand(Player.A, "pile1"),), hand_over=True)
+    assert [type(e) for e in events] == [TakeBack]
+
+
 def king_under_ten(layout: MatLayout) -> Table:
     """A's KD from slot 2 on pile 1's five (illegal, to be taken back), B's 10C from slot 1 on it."""
     table = Table(layout)
