@@ -129,6 +129,12 @@ PAIR_WINDOW_S = 2.5
 #: turned it; read again when the hand has left).
 HAND_OVER_CONFIDENCE = 0.5
 SLOT_UNDER_HAND_CONFIDENCE = 0.8
+#: A hand is over a zone without a break while the frames that show it there are this close.
+VISIT_GAP_S = 0.07
+#: A hand on a spit pile when the round is known over, there since before the last play's touch
+#: time plus this (the time is estimated; a slapping hand comes later: 0.4 s in slap-eval seed
+#: 6005), lingers: it is not a slap until it leaves and comes back, or the other player slaps.
+LINGER_AFTER_PLAY_S = 0.15
 #: A hand over a spit pile, still for this long after a round ended, is a slap.
 SLAP_STILL_S = 0.1
 #: During play, a hand whose tip lies on a spit pile, within ``EARLY_SLAP_TIP_MM`` of where it
@@ -297,6 +303,7 @@ class Observer:
         #: per stock slot, the identities its face-up card has been read as (``_same_card``)
         self._read_as: dict[str, set[str]] = {}
         self._last_hands: tuple[HandBlob, ...] = ()
+        self._last_play_t = -math.inf  # the latest play given
         self.dealing: set[Player] = set()  # players whose new layout is awaited
         self.slots = 5
         self._dealt_quiet: dict[Player, float] = {}  # latest quiet time of a dealt slot
@@ -422,7 +429,9 @@ class Observer:
         events += self._release_waiting(tracked, force=bool(piles_awaited - set(self._unread)))
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
-        return self._hold_spits(tracked, self._hold_behind_unread(events))
+        out = self._hold_spits(tracked, self._hold_behind_unread(events))
+        self._last_play_t = max([self._last_play_t, *(e.t for e in out if isinstance(e, Play))])
+        return out
 
     def _piles_awaited(self, tracked: TrackedFrame, settling: Collection[str]) -> set[str]:
         """The piles settling now that a waiting pile change waits for: it goes right after
@@ -823,14 +832,34 @@ class Observer:
         self.slots = slots
 
     def note_round_over(self, over: bool) -> None:
-        """The rules engine says whether the round is over (slaps are looked for then)."""
+        """The rules engine says whether the round is over (slaps are looked for then). A hand
+        on a spit pile then is lingering when it has been there since before the last play
+        (``LINGER_AFTER_PLAY_S``: it put the last card down, or waited there); one that came
+        after it is slapping, from when it came (the round is known over only once the last play's pile has settled, which
+        a hand hovering over it delays: slap-eval seed 6005, 0.6 s)."""
         if over and not self.round_over:
             self._slaps.clear()
             for number, zone in self._pile_zone.items():
                 for hand in self._last_hands:
                     if zone in hand.zones:
-                        self._slaps[(int(number), hand.player)] = _HandSeen(0.0, lingering=True)
+                        came = self._over_since(zone, hand.player)
+                        self._slaps[(int(number), hand.player)] = (
+                            _HandSeen(came) if came > self._last_play_t + LINGER_AFTER_PLAY_S
+                            else _HandSeen(0.0, lingering=True))
         self.round_over = over
+
+    def _over_since(self, zone: str, player: Player) -> float:
+        """When a hand of ``player`` came over ``zone`` and has covered it in every frame
+        since (as far as the hand memory goes back)."""
+        times = sorted({t for t, p, covers, _ in self._hand_history if p is player and zone in covers})
+        if not times:
+            return -math.inf
+        since = times[-1]
+        for earlier in reversed(times[:-1]):
+            if since - earlier > VISIT_GAP_S:
+                break
+            since = earlier
+        return since
 
     def rename(self, zone: str, old: str, new: str) -> None:
         """The referee's word that the card believed to be ``old`` in ``zone`` (a stock slot or

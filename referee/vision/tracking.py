@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 _MAPS = itertools.count(1)
 
 ARM_BEYOND_MM = 8.0  # a hand blob reaches at least this far beyond its player's edge of the mat
+FAR_EDGE_MM = 10.0  # ... and a blob that comes this near the other player's edge holds their arm too
 #: the fraction of a zone a hand covers that counts as touching it (``HandBlob.touches``)
 PART_COVERED = 0.2
 
@@ -537,6 +538,11 @@ class ZoneTracker:
             # an arm comes in from beyond the mat's edge; a card lying near the edge does not
             from_bottom = y1_mm >= h_mm + ARM_BEYOND_MM
             from_top = y0_mm <= -ARM_BEYOND_MM
+            # an arm that reaches the other player's edge is the other player's arm joined to
+            # it, seen only from the edge in (slap-eval seed 6005: B's dark sleeve on the dark
+            # floor beyond the mat did not differ from the background): no one reaches that far
+            from_top = from_top or (from_bottom and y0_mm <= FAR_EDGE_MM)
+            from_bottom = from_bottom or (from_top and y1_mm >= h_mm - FAR_EDGE_MM)
             if not (from_bottom or from_top):
                 continue  # a blob that does not reach in from a side: a card moved by the light,
                 # or a change that the background has not absorbed yet

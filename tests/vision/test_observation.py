@@ -1062,6 +1062,8 @@ def test_a_hand_on_the_pile_since_the_round_ended_is_given_when_the_other_player
     given too, marked, for the arbiter to time by its arm (or to drop)."""
     table = Table(layout)
     a_hand = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+    table.frame_with({"A.stock2": "back"})
+    assert len(table.frame_with({"pile1": "KD"}, hands=a_hand)) == 1  # the last card, the hand stays
     frames_of(table, 2, a_hand)
     table.obs.note_round_over(True)
     assert frames_of(table, 10, a_hand) == []  # lingering, alone
@@ -1072,6 +1074,22 @@ def test_a_hand_on_the_pile_since_the_round_ended_is_given_when_the_other_player
     assert a_slap.evidence["lingering"] is True and "lingering" not in b_slap.evidence
     assert a_slap.t == b_slap.t  # no time of its own: the arbiter gives it one
     assert frames_of(table, 6, both) == []  # once
+
+
+def test_a_hand_that_came_on_a_pile_after_the_last_play_is_slapping_from_when_it_came(
+        layout: MatLayout) -> None:
+    """Slap-eval seed 6005: A's hand hovered over the last play's pile, so the round was known
+    over only 0.6 s after A had slapped the other pile; its hand there is no lingering hand."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    assert len(table.frame_with({"pile1": "KD"}, hands=(hand_at(Player.A, (300.0, 200.0), "pile1"),))) == 1
+    came = table.frame + 1
+    on_pile2 = (hand_at(Player.A, (400.0, 200.0), "pile2"),)
+    assert frames_of(table, 15, on_pile2) == []  # the round not known over yet
+    table.obs.note_round_over(True)
+    events = frames_of(table, 1, on_pile2)
+    assert [(e.player, e.pile) for e in events] == [(Player.A, 2)]
+    assert events[0].t == pytest.approx(came / FPS + SLAP_LEAD_S)
 
 
 def test_a_pile_waits_for_the_other_players_busy_slot_though_a_card_left_already(layout: MatLayout) -> None:

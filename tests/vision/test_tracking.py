@@ -68,6 +68,37 @@ def test_each_arm_comes_in_from_its_players_edge() -> None:
         assert abs(h.base_mm[1] - h.tip_mm[1]) > 30, h
 
 
+def _with_arm(frame: np.ndarray, cal: object, x_mm: tuple[float, float], y_mm: tuple[float, float]) -> None:
+    """Paint a skin-coloured band over ``frame`` between mat x and y (mm)."""
+    import cv2
+
+    corners = np.array([[x_mm[0], y_mm[0]], [x_mm[1], y_mm[0]], [x_mm[1], y_mm[1]], [x_mm[0], y_mm[1]]])
+    px = cal.mat_to_image(corners.astype(np.float64))  # type: ignore[attr-defined]
+    cv2.fillPoly(frame, [np.round(px).astype(np.int32)], (90, 120, 190))
+
+
+def test_an_arm_reaching_the_other_player_s_edge_holds_the_other_player_s_arm() -> None:
+    """Slap-eval seed 6005: B's arm, its sleeve beyond the mat lost in the dark floor, joined A's
+    in one blob that reached in from A's edge only; both arms were taken for A's."""
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    with open_video(FIXTURES / "exchange" / "video.mp4") as source:
+        empty = next(iter(source)).image
+    tracker = ZoneTracker(cal)
+    tracker.update(empty, 0.0)
+    w, h = cal.layout.size_mm
+    frame = empty.copy()
+    _with_arm(frame, cal, (280.0, 340.0), (0.0, h + 40.0))  # from beyond A's edge to B's edge
+    hands = tracker.update(frame, 1 / 30).hands
+    assert sorted(str(hand.player) for hand in hands) == ["A", "B"]
+    assert all(hand.merged for hand in hands)
+    # an arm reaching only half way is A's alone
+    tracker = ZoneTracker(cal)
+    tracker.update(empty, 0.0)
+    frame = empty.copy()
+    _with_arm(frame, cal, (280.0, 340.0), (h / 2, h + 40.0))
+    assert [(str(hand.player), hand.merged) for hand in tracker.update(frame, 1 / 30).hands] == [("A", False)]
+
+
 def test_change_record_names_zone_and_frame() -> None:
     s = scored("exchange")
     changes = [c for r in s.per_frame for c in r.changes]
