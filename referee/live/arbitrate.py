@@ -74,6 +74,10 @@ class ArbiterSettings:
     slap_after_frames: int = 7  # ... to this long after the last (both hands lie still)
     slap_background_frames: int = 5  # the background: this many frames before the first view
     slap_wait_s: float = 1.0  # a lone slap waits this long for the other player's before it is given
+    #: two slaps seen on different piles, the hands' split unclear: one whose pile's core is less
+    #: covered than ``unslapped_cover`` was on the other pile when that one is ``slapped_cover`` covered
+    unslapped_cover: float = 0.8
+    slapped_cover: float = 0.9
     #: a followed card lies still on a busy spit pile (a carried landing) when found in this
     #: many views in a row, each within ``landing_still_mm`` of the last, ...
     landing_views: int = 3
@@ -728,7 +732,32 @@ class Arbiter:
                        f"{other}'s core and {here:.0f} mm^2 of pile {s.pile}'s")
                 out[i] = replace(s, pile=other, evidence={**(s.evidence or {}), "pile_from_hands": why})
                 moved.append(i)
-        return slaps if len(moved) == 2 else out
+        if len(moved) == 1:
+            return out
+        # the split says nothing clear (or swaps the two): a slapped pile lies under a palm, its
+        # core all covered; a pile only reached over is not (seeds 6005 and 6013: both slapped
+        # pile 2, 100 % covered; pile 1, under an arm, 62-63 %; the slapped piles of slap-same,
+        # slap-different and seeds 6000-6001, 99-100 %)
+        cover = {n: self._core_covered(hands[n]) for n in {s.pile for s in slaps}}
+        for i, s in enumerate(slaps):
+            here, there = cover[s.pile], cover[slaps[1 - i].pile]
+            if here is not None and there is not None \
+                    and here < self.s.unslapped_cover and there >= self.s.slapped_cover:
+                other = slaps[1 - i].pile
+                why = (f"seen on pile {s.pile}, but the hands covered {there:.0%} of pile {other}'s core, "
+                       f"where {slaps[1 - i].player} slapped, and {here:.0%} of pile {s.pile}'s")
+                out = list(slaps)
+                out[i] = replace(s, pile=other, evidence={**(s.evidence or {}), "pile_from_hands": why})
+                return out
+        return slaps
+
+    @staticmethod
+    def _core_covered(tracks: dict[Player, ar.HandTrack] | str) -> float | None:
+        """The share of a pile's core under the hands in the last view (None when not seen)."""
+        if isinstance(tracks, str) or not tracks:
+            return None
+        st = ar.HandSettings()
+        return float(next(iter(tracks.values())).over_pile_mm2[-1]) / (4 * st.core_mm[0] * st.core_mm[1])
 
     def _order_slaps(self, slaps: list[Slap], tracks: dict[Player, ar.HandTrack] | str,
                      tracked: TrackedFrame) -> list[Arbitrated]:

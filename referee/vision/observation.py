@@ -835,8 +835,9 @@ class Observer:
         """The rules engine says whether the round is over (slaps are looked for then). A hand
         on a spit pile then is lingering when it has been there since before the last play
         (``LINGER_AFTER_PLAY_S``: it put the last card down, or waited there); one that came
-        after it is slapping, from when it came (the round is known over only once the last play's pile has settled, which
-        a hand hovering over it delays: slap-eval seed 6005, 0.6 s)."""
+        after it is slapping, from when it came (the round is known over only once the last
+        play's pile has settled, which a hand hovering over it delays: slap-eval seed 6005,
+        0.6 s)."""
         if over and not self.round_over:
             self._slaps.clear()
             for number, zone in self._pile_zone.items():

@@ -282,6 +282,33 @@ def test_slaps_on_different_piles_keep_their_piles() -> None:
     assert not [r for r in referee.records if isinstance(r, Call) and r.call is CallKind.SLAP_WINNER]
 
 
+def test_two_slaps_seen_on_two_piles_go_to_the_pile_the_hands_cover() -> None:
+    # seed 6013: both slapped pile 2; B was seen on pile 1 (one blob, its tip there), and the
+    # hands' split gave each hand less than 1500 mm^2 of its own pile: the covered cores decide
+    import numpy as np
+
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import ZoneTracker
+
+    arbiter = Arbiter(ZoneTracker(load_calibration(FIXTURES / "exchange" / "calibration.yaml")))
+    n = 6
+
+    def tracks(over: float, own: dict[Player, float]) -> dict[Player, ar.HandTrack]:
+        return {p: ar.HandTrack(p, np.arange(n) / 30, np.linspace(0, 1, n), np.full(n, 3000.0),
+                                np.full(n, over), np.full(n, mm2)) for p, mm2 in own.items()}
+
+    b, a = Slap(t=1.45, frame=44, player=Player.B, pile=1), Slap(t=1.52, frame=46, player=Player.A, pile=2)
+    hands: dict[int, dict[Player, ar.HandTrack] | str] = {
+        1: tracks(3368.0, {Player.A: 1624.0, Player.B: 344.0}),
+        2: tracks(5376.0, {Player.A: 1172.0, Player.B: 4068.0})}
+    out = arbiter._slapped_piles([b, a], hands)
+    assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
+    assert "covered 100% of pile 2's core" in (out[0].evidence or {})["pile_from_hands"]
+    # one hand on each pile, each core covered: they stay (slap-different)
+    hands[1] = tracks(5320.0, {Player.A: 4000.0, Player.B: 0.0})
+    assert arbiter._slapped_piles([b, a], hands) == [b, a]
+
+
 def test_what_is_kept_is_bounded() -> None:
     referee = refereed("exchange")
     assert referee.arbiter is not None
