@@ -31,7 +31,8 @@ What it does, only when the observer gives a play (a pile settled), a move or sl
   in the order it calls. When it makes no call the observer's layering order stays and the
   verdict says "first touch uncertain: <reason>";
 - **slaps**: (after the round ended; one during play is a fault and goes on at once) held
-  until the other player's slap (or ``slap_wait_s``); the hands round each
+  until the other player's slap (or ``slap_wait_s``), and what the observer gives while a
+  pair waits for its views waits with it; the hands round each
   slapped pile (:func:`~referee.vision.arbitration.hand_tracks`) give each slap's touch, put a
   slap seen on the wrong pile on the one its hand covered, and when both slapped one pile
   :func:`~referee.vision.arbitration.decide_slap` orders them (the engine gives the pile to
@@ -720,7 +721,9 @@ class Arbiter:
                        ) -> list[Slap]:
         """Two slaps on different piles: one whose hand never covered its pile but covered the
         other's (where the other player slapped) was on the other pile (two hands on one pile
-        are one blob to the tracker, split between the players only roughly)."""
+        are one blob to the tracker, split between the players only roughly); when that split
+        says nothing clear, one whose pile's core the hands hardly cover was on the other pile
+        if its core is covered (``unslapped_cover``, ``slapped_cover``)."""
         need = ar.HandSettings().min_over_pile_mm2
         out = list(slaps)
         moved = []
@@ -761,9 +764,11 @@ class Arbiter:
 
     def _order_slaps(self, slaps: list[Slap], tracks: dict[Player, ar.HandTrack] | str,
                      tracked: TrackedFrame) -> list[Arbitrated]:
-        """One pile's slaps (one or two players): touch times from the hands' stops and, for
+        """One pile's slaps (one or two players): touch times from the arms' stops and, for
         two, the call (:func:`~referee.vision.arbitration.decide_slap`); in the order called,
-        or the observer's when there is no call (the later slap's verdict then says so)."""
+        or, when there is no call (the later slap's verdict then says so), in the order of the
+        stops when both are usable, else as seen. A slap marked ``lingering`` (a hand on the
+        pile since the round ended) is dropped unless its arm's stop is usable."""
         contacts: dict[Player, ar.ContactEstimate | None] = {}
         errors: dict[Player, str] = {}
         for s in slaps:
@@ -776,6 +781,7 @@ class Arbiter:
                     contacts[s.player] = ar.estimate_slap_contact(tracks[s.player])
                 except ValueError as exc:
                     errors[s.player] = str(exc)
+
         def usable(s: Slap) -> float | None:
             c = contacts.get(s.player)
             ok = (c is not None and c.quality >= self.s.min_quality and abs(c.t - s.t) <= self.s.max_shift_s
@@ -786,6 +792,7 @@ class Arbiter:
         not_slaps = [s for s in slaps if (s.evidence or {}).get("lingering") and usable(s) is None]
         if not_slaps:
             slaps = [s for s in slaps if all(s is not q for q in not_slaps)]
+
             def because(q: Slap) -> str:
                 c = contacts.get(q.player)
                 if c is None:

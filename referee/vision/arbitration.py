@@ -26,10 +26,12 @@ When they disagree, or both are weak, ``first`` is None and the reason says why.
 
 Slaps (E2): :func:`hand_tracks` splits the hands over a pile between the players (a
 watershed grown from where each arm crosses its player's edge of the mat, carried from view
-to view) and follows each player's hand; :func:`estimate_slap_contact` finds when a hand
-stopped (a slapping hand stops dead when its palm lands), :func:`hand_layering` which hand
-lost visible area to the other (the later hand lands on top), and :func:`decide_slap`
-combines them like :func:`decide_first_touch`; :func:`arbitrate_slap` does all of it.
+to view) and follows each player's arm where it crosses their edge; :func:`estimate_slap_contact`
+finds when the arm came to rest (a slapping hand stops dead when its palm lands, and its arm
+with it), :func:`hand_layering` which hand lost visible area to the other (the later hand
+lands on top), and :func:`decide_slap` calls the order from the stops like
+:func:`decide_first_touch`, reporting the layering without counting it (:data:`SLAP_DECISION`);
+:func:`arbitrate_slap` does all of it.
 
 Pure numpy and OpenCV; every function works on the views it is given (no state).
 """
