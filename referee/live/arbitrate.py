@@ -762,6 +762,37 @@ class Arbiter:
         st = ar.HandSettings()
         return float(next(iter(tracks.values())).over_pile_mm2[-1]) / (4 * st.core_mm[0] * st.core_mm[1])
 
+    def _slap_stop(self, slap: Slap, contact: ar.ContactEstimate | None,
+                   tracked: TrackedFrame) -> float | None:
+        """The arm's stop as the slap's touch time, when it is sure enough (``min_quality``),
+        near the time seen (``max_shift_s``) and already past; else None."""
+        if contact is None or contact.quality < self.s.min_quality \
+                or abs(contact.t - slap.t) > self.s.max_shift_s or contact.t >= tracked.time:
+            return None
+        return contact.t
+
+    def _without_lingering(self, slaps: list[Slap], contacts: dict[Player, ar.ContactEstimate | None],
+                           errors: dict[Player, str], tracked: TrackedFrame) -> list[Slap]:
+        """``slaps`` less those marked ``lingering`` (a hand on the pile since the round ended)
+        whose arm was not seen to come to rest there; the others' evidence says why
+        (``not_a_slap``)."""
+        dropped = [s for s in slaps if (s.evidence or {}).get("lingering")
+                   and self._slap_stop(s, contacts.get(s.player), tracked) is None]
+        if not dropped:
+            return slaps
+
+        def because(q: Slap) -> str:
+            c = contacts.get(q.player)
+            if c is None:
+                return errors.get(q.player, "no hand track")
+            return f"its arm's stop at {c.t:.3f} s, quality {c.quality:.2f}, does not fit"
+
+        why = "; ".join(f"{q.player}'s hand lay on pile {q.pile} from the round's end and was not "
+                        f"seen to come down on it ({because(q)})" for q in dropped)
+        log.info("slap not given: %s", why)
+        return [replace(s, evidence={**(s.evidence or {}), "not_a_slap": why})
+                for s in slaps if all(s is not q for q in dropped)]
+
     def _order_slaps(self, slaps: list[Slap], tracks: dict[Player, ar.HandTrack] | str,
                      tracked: TrackedFrame) -> list[Arbitrated]:
         """One pile's slaps (one or two players): touch times from the arms' stops and, for
@@ -783,26 +814,9 @@ class Arbiter:
                     errors[s.player] = str(exc)
 
         def usable(s: Slap) -> float | None:
-            c = contacts.get(s.player)
-            ok = (c is not None and c.quality >= self.s.min_quality and abs(c.t - s.t) <= self.s.max_shift_s
-                  and c.t < tracked.time)
-            return c.t if ok and c is not None else None
+            return self._slap_stop(s, contacts.get(s.player), tracked)
 
-        # a hand on the pile since the round ended slapped it only if its arm came to rest there
-        not_slaps = [s for s in slaps if (s.evidence or {}).get("lingering") and usable(s) is None]
-        if not_slaps:
-            slaps = [s for s in slaps if all(s is not q for q in not_slaps)]
-
-            def because(q: Slap) -> str:
-                c = contacts.get(q.player)
-                if c is None:
-                    return errors.get(q.player, "no hand track")
-                return f"its arm's stop at {c.t:.3f} s, quality {c.quality:.2f}, does not fit"
-
-            why = "; ".join(f"{q.player}'s hand lay on pile {q.pile} from the round's end and was not "
-                            f"seen to come down on it ({because(q)})" for q in not_slaps)
-            log.info("slap not given: %s", why)
-            slaps = [replace(s, evidence={**(s.evidence or {}), "not_a_slap": why}) for s in slaps]
+        slaps = self._without_lingering(slaps, contacts, errors, tracked)
         order = sorted(slaps, key=lambda s: s.t)
         arb: ar.Arbitration | None = None
         note = None
