@@ -942,7 +942,22 @@ class Observer:
                 change, since = earlier[0], earlier[1]
             self._under_hand[change.zone] = (change, since, reading)
             return []  # under a hand only what was clearly read counts: "empty" may be the hand
+        if zone.kind is ZoneKind.PILE and change.carried and change.hand_over and new == old \
+                and new not in FACE_UP_LABELS:
+            # a card was followed onto the pile, yet its top reads as before: the card that came
+            # lies partly under the hand and its top was misread (slap-eval seed 6012 with the
+            # model: A's last card 7C on the 6D, read 6D at 0.63 with the 7C's corner under the
+            # fingers; read 7C only when the hand had gone, 0.3 s later, and timed then). It
+            # is read again when the hand has gone, and a new top then came with the carry.
+            self._under_hand[change.zone] = (change, since, reading)
+            return []
         hidden = self._under_hand.pop(change.zone, None)
+        if hidden is not None and zone.kind is ZoneKind.PILE and hidden[0].carried and not change.carried \
+                and new != old and new not in FACE_UP_LABELS and any(
+                    d.card == new and not d.used and d.start <= hidden[0].time for d in self._departures):
+            # the card carried there while the hand lay over its top, read surely now (it had
+            # left its slot by then): it came with the carry
+            change, since = replace(hidden[0], hand_over=False), hidden[1]
         if hidden is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
                 and _one_card_read(hidden[2].label, new):
             # the card read there under the hand, not surely enough, is read surely now that
@@ -966,10 +981,15 @@ class Observer:
             reading = self._read_as_departed(change, reading, since)
             new = reading.label
         if new == old:
-            if hidden is None or hidden[2].label != "empty":
+            if hidden is None or hidden[2].label != "empty" or zone.kind is not ZoneKind.STOCK:
+                # a pile read empty under a hand and showing its top again was hidden by the
+                # hand: a pile is not emptied and dealt the same card again (slap-eval seed
+                # 6004: pile 2's 9S under the slapping hands, taken for a take-pile and then a
+                # spit of 9S, which the game refused and turned into its runner-up 9C: a false
+                # F_ROUND_OVER)
                 return []
-            # it settled empty under a hand that stayed until the card came back: the card had
-            # gone (where it went explains it; if nowhere, its return finds it never left)
+            # a slot that settled empty under a hand that stayed until the card came back: the
+            # card had gone (where it went explains it; if nowhere, its return finds it never left)
             was, since_was, empty = hidden
             return (self._explain(replace(was, hand_over=False), empty, since_was)
                     + self._explain(change, reading, since))

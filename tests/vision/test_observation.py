@@ -306,6 +306,36 @@ def test_a_slot_that_looked_empty_under_a_hand_and_shows_its_card_again_changed_
     assert [(type(e), e.slot) for e in events] == [(Play, 2)]
 
 
+def test_a_pile_that_looked_empty_under_a_hand_and_shows_its_top_again_changed_nothing(
+        layout: MatLayout) -> None:
+    """Slap-eval seed 6004: pile 2 was read empty under the slapping hands; when they left it
+    showed its 9H again. It was neither taken nor dealt the same card again."""
+    table = Table(layout)
+    assert table.frame_with({"pile2": "empty"}, hands=(hand(Player.B, "pile2"),), hand_over=True) == []
+    assert table.frame_with({"pile2": "9H"}) == []
+    assert table.obs.state.tops["pile2"] == "9H"
+    assert [c.card for c in table.obs.state.piles[2]][-1:] == ["9H"]
+    table.frame_with({"B.stock1": "back"})  # B's 10C left its slot ...
+    events = table.frame_with({"pile2": "10C"}, hands=(hand(Player.B, "pile2"),))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "10C")]  # ... onto the 9H, still there
+
+
+def test_a_card_carried_onto_a_pile_read_as_its_old_top_under_the_hand_came_with_the_carry(
+        layout: MatLayout) -> None:
+    """Slap-eval seed 6012 with the model: A's last card 7C was followed onto the 6D, but read
+    6D under the fingers that lay on its corner; read 7C only when the hand had gone and the
+    pile changed again, and timed then, 0.3 s late."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})  # A's KD left its slot
+    on_pile = (hand(Player.A, "pile1"),)
+    assert table.frame_with({"pile1": "5D"}, hands=on_pile, carried=True, confidence=0.63) == []
+    landed = table.frame / FPS
+    table.idle(10)
+    events = table.frame_with({"pile1": "KD"}, confidence=0.87)  # settled again, clear of the hand
+    assert [(type(e), e.player, e.slot, str(e.card)) for e in events] == [(Play, Player.A, 2, "KD")]
+    assert events[0].t < landed  # touched before the carried landing settled, not 10 frames later
+
+
 def test_the_card_underneath_after_a_race_touched_first(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty", "B.stock2": "back"})
