@@ -196,6 +196,38 @@ def test_a_card_outside_every_zone_is_a_stray_until_taken_back() -> None:
     assert 2.45 < went.quiet_time < 3.0
 
 
+def test_a_resting_hand_is_no_stray_where_its_skin_is_close_to_the_mat() -> None:
+    """Race-eval seed 6005: B's hand rested beside pile 2; where its skin differed from the mat
+    by less than a hand must, it passed into the background and was taken for a card put
+    outside the zones (a false F_SIXTH_PILE). A patch like that beside an arm is no stray; the
+    same patch alone is."""
+    import cv2
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    with open_video(FIXTURES / "exchange" / "video.mp4") as source:
+        empty = next(iter(source)).image
+
+    def strays_with(arm: bool) -> list:
+        frame = empty.copy()
+        if arm:
+            _with_arm(frame, cal, (330.0, 370.0), (-40.0, 120.0))  # in from B's edge
+        corners = np.array([[300.0, 118.0], [400.0, 118.0], [400.0, 147.0], [300.0, 147.0]])
+        px = np.round(cal.mat_to_image(corners)).astype(np.int32)
+        patch = np.zeros(frame.shape[:2], np.uint8)
+        cv2.fillPoly(patch, [px], 1)
+        frame[patch > 0] = (frame[patch > 0].astype(np.int16) - 22).clip(0, 255).astype(np.uint8)
+        tracker = ZoneTracker(cal)
+        found = []
+        for k in range(10):  # the mat learnt clear
+            found += tracker.update(empty, k / 30).strays
+        for k in range(10, 60):  # the hand comes and rests
+            found += tracker.update(frame, k / 30).strays
+        return found
+
+    assert strays_with(arm=False) != []  # the patch alone: a card's worth of change, at rest
+    assert strays_with(arm=True) == []
+
+
 @pytest.mark.parametrize("name", ["exchange", "take-back", "slap-different", "lighting"])
 def test_no_stray_where_every_card_stays_in_its_zones(name: str) -> None:
     assert strays_of(name) == []
