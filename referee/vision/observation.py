@@ -943,12 +943,13 @@ class Observer:
             self._under_hand[change.zone] = (change, since, reading)
             return []  # under a hand only what was clearly read counts: "empty" may be the hand
         if zone.kind is ZoneKind.PILE and change.carried and change.hand_over and new == old \
-                and new not in FACE_UP_LABELS:
+                and new not in FACE_UP_LABELS and self._read_as_departed(change, reading, since).label == old:
             # a card was followed onto the pile, yet its top reads as before: the card that came
             # lies partly under the hand and its top was misread (slap-eval seed 6012 with the
             # model: A's last card 7C on the 6D, read 6D at 0.63 with the 7C's corner under the
             # fingers; read 7C only when the hand had gone, 0.3 s later, and timed then). It
-            # is read again when the hand has gone, and a new top then came with the carry.
+            # is read again when the hand has gone, and a new top then came with the carry. (A
+            # runner-up that just left a slot is that card, as ever: game 5004's QD on the JD.)
             self._under_hand[change.zone] = (change, since, reading)
             return []
         hidden = self._under_hand.pop(change.zone, None)
