@@ -337,8 +337,8 @@ def test_a_card_carried_onto_a_pile_read_as_its_old_top_under_the_hand_came_with
     # read as the old top with the card that left as its runner-up: that card, at once (game
     # 5004 at 1280x720: B's QD on the JD, read JD at 0.71, QD second)
     table.frame_with({"B.stock2": "back"})  # B's QC left its slot
-    events = table.frame_with({"pile1": "KD"}, hands=(hand(Player.B, "pile1"),), carried=True, confidence=0.71,
-                              runner_up=("QC", 0.2))
+    events = table.frame_with({"pile1": "KD"}, hands=(hand(Player.B, "pile1"),), carried=True,
+                              confidence=0.71, runner_up=("QC", 0.2))
     assert [(type(e), e.player, str(e.card)) for e in events] == [(Play, Player.B, "QC")]
 
 
