@@ -29,8 +29,9 @@ watershed grown from where each arm crosses its player's edge of the mat, carrie
 to view) and follows each player's arm where it crosses their edge; :func:`estimate_slap_contact`
 finds when the arm came to rest (a slapping hand stops dead when its palm lands, and its arm
 with it), :func:`hand_layering` which hand lost visible area to the other (the later hand
-lands on top), and :func:`decide_slap` calls the order from the stops like
-:func:`decide_first_touch`, reporting the layering without counting it (:data:`SLAP_DECISION`);
+lands on top; each hand told by its own colour, learnt where the hands lay apart), and
+:func:`decide_slap` calls the order from the stops and the layering like
+:func:`decide_first_touch`, the layering counting less (:data:`SLAP_DECISION`);
 :func:`arbitrate_slap` does all of it.
 
 Pure numpy and OpenCV; every function works on the views it is given (no state).
@@ -1243,6 +1244,19 @@ class HandSettings:
     core_mm: tuple[float, float] = (32.0, 42.0)  # "over the pile": within these of its centre (x, y)
     min_over_pile_mm2: float = 1500.0  # a hand never covering this much of the pile's core did not slap it
     covered_logit: float = 10.0  # log-odds per unit of difference in the lost share of visible area
+    #: the hands' layering by colour: each player's hand colour learnt where the hands lie apart
+    #: (the labelled hand within ``colour_tip_mm`` of its tip: skin, not sleeve); their visible
+    #: area is counted within ``colour_near_mm`` of the pile's centre, a pixel going to the
+    #: player whose colour it is nearer (Mahalanobis, within ``colour_max_d2``: chi-square, 3
+    #: degrees of freedom, 99 %)
+    colour_tip_mm: float = 80.0
+    colour_near_mm: float = 90.0
+    colour_max_d2: float = 11.3
+    min_colour_px: int = 50  # fewer samples of a hand than this: no colour for that player
+    #: a difference in the lost share of area smaller than this says nothing (on the 40 render
+    #: slaps, seeds 6000-6019 and 7000-7019: at 0.3 the layering named the first hand 19 times
+    #: of 40 and was right every time; at 0.15, 21 right and 3 wrong of 24)
+    layering_dead_zone: float = 0.3
     min_arm_mm2: float = 600.0  # less foreground than this there: that player's hand is not there
     #: calibrated on 40 render slaps (slap-eval seeds 7000-7019, 1280x720; ``benchmarks/contact_timing.py
     #: --calibrate``): the arm comes to rest 2.9 ms after the touch (median; 10-90 % -15.1..+9.3 ms)
@@ -1266,11 +1280,13 @@ class HandTrack:
     arm_mm2: np.ndarray  # (n,) foreground area of that crossing
     over_pile_mm2: np.ndarray  # (n,) foreground over the pile zone (both hands)
     own_pile_mm2: np.ndarray  # (n,) of that, what is this player's hand (split along the hands' outlines)
+    #: (n,) this player's hand near the pile as its colour tells (None: its colour not learnt)
+    by_colour_mm2: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.times)
-        for name in ("settled", "arm_mm2", "over_pile_mm2", "own_pile_mm2"):
-            if len(getattr(self, name)) != n:
+        for name in ("settled", "arm_mm2", "over_pile_mm2", "own_pile_mm2", "by_colour_mm2"):
+            if getattr(self, name) is not None and len(getattr(self, name)) != n:
                 got = len(getattr(self, name))
                 raise ValueError(f"hand track arrays differ in length: times {n}, {name} {got}")
 
@@ -1361,6 +1377,55 @@ def _label_hands(strips: list[np.ndarray], grey: np.ndarray, fg: np.ndarray, ban
     return labels
 
 
+def _hand_colours(strips: list[np.ndarray], labels: np.ndarray, st: HandSettings
+                  ) -> dict[Player, tuple[np.ndarray, np.ndarray]]:
+    """Each player's hand colour: the mean and inverse covariance (CIE Lab) of its labelled
+    pixels within ``colour_tip_mm`` of its tip, in the views where both hands are seen apart
+    (their labels not within two pixels): there the split between them is sure. A player seen
+    in fewer than ``min_colour_px`` such pixels has none."""
+    samples: dict[Player, list[np.ndarray]] = {Player.A: [], Player.B: []}
+    rows = np.arange(labels.shape[1])[:, None]
+    reach = st.colour_tip_mm * st.px_per_mm
+    for k in range(len(labels)):
+        a, b = labels[k] == 1, labels[k] == 2
+        if not a.any() or not b.any():
+            continue
+        if (cv2.dilate(a.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=2).astype(bool) & b).any():
+            continue
+        lab = cv2.cvtColor(strips[k], cv2.COLOR_BGR2LAB).astype(np.float32)
+        for player, mine in ((Player.A, a), (Player.B, b)):
+            ys = np.nonzero(mine)[0]
+            tip = ys.min() if player is Player.A else ys.max()  # A's arm comes in at large y
+            samples[player].append(lab[mine & (np.abs(rows - tip) <= reach)])
+    out = {}
+    for player, parts in samples.items():
+        x = np.concatenate(parts) if parts else np.zeros((0, 3), np.float32)
+        if len(x) >= st.min_colour_px:
+            cov = np.cov(x.T) + np.eye(3) * 4.0  # a floor: one flat colour is not a point
+            out[player] = (x.mean(axis=0), np.linalg.inv(cov))
+    return out
+
+
+def _by_colour(strips: list[np.ndarray], fg: np.ndarray, near: np.ndarray,
+               colours: dict[Player, tuple[np.ndarray, np.ndarray]], st: HandSettings) -> np.ndarray:
+    """(n, 2): per view, the pixels of ``fg`` within ``near`` whose colour is A's hand's and
+    B's (nearer to it, and within ``colour_max_d2``)."""
+    out = np.zeros((len(strips), 2))
+    for k, img in enumerate(strips):
+        where = fg[k] & near
+        if not where.any():
+            continue
+        x = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)[where]
+        d2 = []
+        for player in (Player.A, Player.B):
+            mu, icov = colours[player]
+            dx = x - mu
+            d2.append(np.einsum("ij,jk,ik->i", dx, icov, dx))
+        out[k, 0] = np.count_nonzero((d2[0] < st.colour_max_d2) & (d2[0] < d2[1]))
+        out[k, 1] = np.count_nonzero((d2[1] < st.colour_max_d2) & (d2[1] < d2[0]))
+    return out
+
+
 def hand_tracks(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray, pile: Zone,
                 geometry: ViewGeometry | None = None, *, background: np.ndarray | None = None,
                 settings: HandSettings | None = None) -> tuple[dict[Player, HandTrack], HandViews]:
@@ -1397,6 +1462,11 @@ def hand_tracks(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray
     band = {Player.A: (ys >= mat_h - st.arm_band_mm) & (ys <= mat_h + geo.margin_mm),
             Player.B: (ys <= st.arm_band_mm) & (ys >= -geo.margin_mm)}
     labels = _label_hands(strips, grey, fg, {p: band[p][:, None] for p in band}, st)
+    colours = _hand_colours(strips, labels, st)
+    by_colour = None
+    if len(colours) == 2:
+        near = np.hypot(xs[None, :] - cx, ys[:, None] - py) <= st.colour_near_mm
+        by_colour = _by_colour(strips, fg, near, colours, st) * cell
     for p in (Player.A, Player.B):
         arm_region = fg[-1] & band[p][:, None]
         if arm_region.sum() * cell < st.min_arm_mm2:
@@ -1409,7 +1479,8 @@ def hand_tracks(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray
         arm = (fg & band[p][None, :, None]).sum(axis=(1, 2)) * cell
         mine = labels == (1 if p is Player.A else 2)
         own = (mine & in_pile[None]).sum(axis=(1, 2)) * cell
-        out[p] = HandTrack(p, t, still_on.mean(axis=1), arm, over, own)
+        seen = None if by_colour is None else by_colour[:, 0 if p is Player.A else 1]
+        out[p] = HandTrack(p, t, still_on.mean(axis=1), arm, over, own, seen)
     return out, HandViews(grey, fg, in_pile, s, labels)
 
 
@@ -1447,35 +1518,46 @@ def estimate_slap_contact(track: HandTrack, settings: HandSettings | None = None
 
 def hand_layering(tracks: dict[Player, HandTrack], settings: HandSettings | None = None) -> Layering:
     """Which hand lies underneath: the later hand lands on top and covers part of the first,
-    so the first loses visible area over the pile and the other does not. Per player, the
-    share of its largest visible area over the pile that is gone in the last view;
-    P(A underneath) = logistic(``covered_logit`` * (A's lost share - B's))."""
+    so the first loses visible area near the pile and the other does not. Each hand is told by
+    its own colour (``HandTrack.by_colour_mm2``, learnt where the hands lay apart), not by the
+    split between them, which follows edges that two hands of one skin hardly show. Per player,
+    the share of its largest visible area that is gone in the last views (the mean of the
+    last three); a difference under ``layering_dead_zone`` says nothing, else P(A underneath)
+    = logistic(``covered_logit`` * (A's lost share - B's))."""
     st = settings or HandSettings()
     lost: dict[Player, float] = {}
     most: dict[Player, float] = {}
+    shown: dict[Player, tuple[int, int]] = {}
     for p, tr in tracks.items():
-        peak = float(np.max(tr.own_pile_mm2)) if len(tr) else 0.0
+        if tr.by_colour_mm2 is None or not len(tr):
+            continue
+        peak = float(np.max(tr.by_colour_mm2))
+        final = float(np.mean(tr.by_colour_mm2[-3:]))
         most[p] = peak
-        if peak >= st.min_over_pile_mm2:
-            lost[p] = (peak - float(tr.own_pile_mm2[-1])) / peak
-    shown = {p: (int(round(tracks[p].own_pile_mm2[-1])), int(round(most[p]))) for p in tracks}
+        shown[p] = (int(round(final)), int(round(peak)))
+        if peak >= st.min_arm_mm2:
+            lost[p] = (peak - final) / peak
     if len(lost) < 2:
-        who = [str(p) for p in (Player.A, Player.B) if p not in lost]
-        return Layering(None, 0.5, 0.0, shown, f"no layering: {' and '.join(who)} never covered the pile")
+        missing = [str(p) for p in (Player.A, Player.B) if p not in lost]
+        why = ("their hands' colours were not learnt apart" if not most
+               else f"{' and '.join(missing)}'s hand was hardly seen near the pile")
+        return Layering(None, 0.5, 0.0, shown, f"no layering: {why}")
     la, lb = lost[Player.A], lost[Player.B]
+    what = (f"near the pile A's hand kept {1 - la:.0%} of its largest visible area "
+            f"({most[Player.A]:.0f} mm^2), B's {1 - lb:.0%} ({most[Player.B]:.0f} mm^2), by their colours")
+    if abs(la - lb) < st.layering_dead_zone:
+        return Layering(None, 0.5, 0.0, shown, f"no clear layering: {what}")
     p_a = _logistic(st.covered_logit * (la - lb))
-    under = Player.A if p_a >= 0.9 else Player.B if p_a <= 0.1 else None
-    what = (f"over the pile A's hand kept {1 - la:.0%} of its largest visible area "
-            f"({most[Player.A]:.0f} mm^2), B's {1 - lb:.0%} ({most[Player.B]:.0f} mm^2)")
-    verdict = f"{under}'s hand lies underneath" if under else "no clear layering"
-    return Layering(under, p_a, abs(2 * p_a - 1), shown, f"{verdict}: {what}")
+    under = Player.A if p_a >= 0.5 else Player.B
+    return Layering(under, p_a, abs(2 * p_a - 1), shown, f"{under}'s hand lies underneath: {what}")
 
 
-#: The hands' layering is read and reported but does not count (its cap is 0): over 40 render
-#: slap races (slap-eval seeds 6000-6019 and 7000-7019) it said a side 14 times and was right
-#: 6 times. Two hands of one skin are split only roughly (docs/arbitration.md, "Hands of the
-#: same skin"), so which one lost area to the other is no evidence yet.
-SLAP_DECISION = DecisionSettings(layering_max_logit=0.0)
+#: The hands' layering counts for at most log-odds 3 (p 0.95): alone it calls a slap race the
+#: arms' stops leave open (seed 6016: 12.7 ms apart), and against stops that name the other
+#: side the verdict says the evidence disagrees. Over the 40 render slaps (slap-eval seeds
+#: 6000-6019 and 7000-7019) it named a side 19 times, all right; the lost area split along
+#: the hands' outlines (stop 29) named one 14 times and was right 6 times.
+SLAP_DECISION = DecisionSettings(layering_max_logit=3.0)
 
 
 def decide_slap(contacts: dict[Player, ContactEstimate | None], layering: Layering | None,

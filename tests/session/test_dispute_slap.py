@@ -77,8 +77,8 @@ def test_on_the_frames_the_referee_saw_the_hands_are_timed_as_it_timed_them(reco
         frames: dict[int, Frame] = {f.index: f for f in source if span[0] <= f.index <= span[1]}
     evidence = recompute(calibration_at(open_session(recorded), 0), frames, moment.table_events)
     check_hands(evidence, {Player.A: 0.001, Player.B: 0.001})
-    assert evidence.arbitration is not None and evidence.arbitration.agree is None  # layering not counted
-    assert "reported, not counted" in evidence.arbitration.reason
+    assert evidence.arbitration is not None and evidence.arbitration.agree is True  # the hands' colours too
+    assert "by their colours" in evidence.arbitration.reason
     assert str(evidence.arbitration.first) == logged_first(moment) == "B"
 
 

@@ -236,17 +236,39 @@ def test_a_hand_is_timed_where_its_arm_comes_to_rest() -> None:
         ar.estimate_slap_contact(_hand([0, 0, 0, 0, 0, 0.5, 0.9, 0.99, 1.0]), st)
 
 
-def test_the_hands_layering_is_reported_but_does_not_count() -> None:
+def test_the_hands_layering_counts_only_as_far_as_its_cap() -> None:
     stops = {A: ar.ContactEstimate(1.54, 0.013, 20, 1.0, "arm-stop", 1.54, (math.nan, math.nan)),
              B: ar.ContactEstimate(1.48, 0.013, 20, 1.0, "arm-stop", 1.48, (math.nan, math.nan))}
-    clear = ar.Layering(A, 0.99, 0.98, {}, "A's hand lies underneath: ...")
+    clear = ar.Layering(A, 0.999, 0.998, {}, "A's hand lies underneath: ...")
     verdict = ar.decide_slap(stops, clear)
-    assert verdict.first is B and verdict.agree is None  # B first by 60 ms; the layering does not veto
-    assert "reported, not counted" in verdict.reason and "A's hand lies underneath" in verdict.reason
-    close = {A: ar.ContactEstimate(1.480, 0.013, 20, 1.0, "arm-stop", 1.480, (math.nan, math.nan)),
-             B: ar.ContactEstimate(1.485, 0.013, 20, 1.0, "arm-stop", 1.485, (math.nan, math.nan))}
-    assert ar.decide_slap(close, clear).first is None  # 5 ms apart: no call, however clear the layering
-    assert ar.decide(stops, clear).first is None  # the cards' rules: the layering counts and disagrees
+    assert verdict.first is None and verdict.agree is False  # B first by 60 ms, A underneath: said so
+    assert "disagrees" in verdict.reason and "A's hand lies underneath" in verdict.reason
+    close = {A: ar.ContactEstimate(1.485, 0.013, 20, 1.0, "arm-stop", 1.485, (math.nan, math.nan)),
+             B: ar.ContactEstimate(1.480, 0.013, 20, 1.0, "arm-stop", 1.480, (math.nan, math.nan))}
+    called = ar.decide_slap(close, clear)  # 5 ms apart: the layering decides
+    assert called.first is A and "from the layering alone" in called.reason
+    p_traj = called.p_a_first_trajectory or 0.5
+    assert called.confidence == pytest.approx(ar._logistic(3.0 + ar._logit(p_traj)))  # capped at 3
+    assert ar.decide_slap(close, None).first is None
+
+
+def _coloured(player: Player, seen: list[float]) -> ar.HandTrack:
+    n = len(seen)
+    return ar.HandTrack(player, np.arange(n) / 30.0, np.linspace(0, 1, n), np.full(n, 3000.0),
+                        np.full(n, 3000.0), np.full(n, 2000.0), np.array(seen, float))
+
+
+def test_the_hand_that_lost_its_visible_area_lies_underneath() -> None:
+    # B's hand lands, then A's covers half of it; A keeps all of its own
+    b = _coloured(B, [0, 2000, 6000, 8000, 8000, 4000, 4000, 4000])
+    a = _coloured(A, [0, 0, 1000, 3000, 5000, 6000, 6000, 6000])
+    lay = ar.hand_layering({A: a, B: b})
+    assert lay.under is B and lay.p_a_under < 0.01, lay.reason
+    assert "B's 50%" in lay.reason and "A's hand kept 100%" in lay.reason
+    slight = _coloured(B, [0, 2000, 6000, 8000, 8000, 7000, 7000, 7000])  # 12 % lost: no evidence
+    assert ar.hand_layering({A: a, B: slight}).under is None
+    unknown = ar.HandTrack(B, b.times, b.settled, b.arm_mm2, b.over_pile_mm2, b.own_pile_mm2)
+    assert ar.hand_layering({A: a, B: unknown}).under is None  # B's colour not learnt: no layering
 
 
 # ----------------------------------------------------------------------------- decisions
