@@ -568,7 +568,7 @@ def _hand_timeline(moment: Moment, evidence: Recomputed) -> str:
     _frame_ticks(ax, evidence)
     ax.set_xlabel("game time (s)")
     ax.set_ylabel("share of the arm at rest")
-    area.set_ylabel("area over the pile (mm², dashed)")
+    area.set_ylabel("hand area at the pile (mm², dashed)")
     ts = [t for c in evidence.hands if c.track is not None for t in c.track.times]
     if ts:
         ax.set_xlim(min(ts) - 0.05, max(ts) + 0.05)
@@ -612,8 +612,12 @@ def _plot_hand(ax: Any, area: Any, hand: HandEvidence) -> None:
     track = hand.track
     ax.plot(track.times, track.settled, "o-", color=colour, markersize=4, linewidth=1,
             label=f"{hand.player}'s arm: share at rest")
-    area.plot(track.times, track.own_pile_mm2, "--", color=colour, linewidth=1.2,
-              label=f"{hand.player}'s hand: area over the pile")
+    if track.by_colour_mm2 is not None:  # what the layering reads: the hand near the pile, by its colour
+        area.plot(track.times, track.by_colour_mm2, "--", color=colour, linewidth=1.2,
+                  label=f"{hand.player}'s hand near the pile (by its colour)")
+    else:
+        area.plot(track.times, track.own_pile_mm2, "--", color=colour, linewidth=1.2,
+                  label=f"{hand.player}'s hand: area over the pile")
     if hand.contact is not None:
         c = hand.contact
         ax.axvspan(c.t - c.sd, c.t + c.sd, color=colour, alpha=0.15)
