@@ -1377,9 +1377,10 @@ def _label_hands(strips: list[np.ndarray], grey: np.ndarray, fg: np.ndarray, ban
     return labels
 
 
-def _hand_colours(strips: list[np.ndarray], labels: np.ndarray, st: HandSettings
+def _hand_colours(labs: list[np.ndarray], labels: np.ndarray, st: HandSettings
                   ) -> dict[Player, tuple[np.ndarray, np.ndarray]]:
-    """Each player's hand colour: the mean and inverse covariance (CIE Lab) of its labelled
+    """Each player's hand colour: the mean and inverse covariance (``labs``: the strips in CIE
+    Lab) of its labelled
     pixels within ``colour_tip_mm`` of its tip, in the views where both hands are seen apart
     (their labels not within two pixels): there the split between them is sure. A player seen
     in fewer than ``min_colour_px`` such pixels has none."""
@@ -1392,11 +1393,10 @@ def _hand_colours(strips: list[np.ndarray], labels: np.ndarray, st: HandSettings
             continue
         if (cv2.dilate(a.astype(np.uint8), np.ones((3, 3), np.uint8), iterations=2).astype(bool) & b).any():
             continue
-        lab = cv2.cvtColor(strips[k], cv2.COLOR_BGR2LAB).astype(np.float32)
         for player, mine in ((Player.A, a), (Player.B, b)):
             ys = np.nonzero(mine)[0]
             tip = ys.min() if player is Player.A else ys.max()  # A's arm comes in at large y
-            samples[player].append(lab[mine & (np.abs(rows - tip) <= reach)])
+            samples[player].append(labs[k][mine & (np.abs(rows - tip) <= reach)])
     out = {}
     for player, parts in samples.items():
         x = np.concatenate(parts) if parts else np.zeros((0, 3), np.float32)
@@ -1406,16 +1406,16 @@ def _hand_colours(strips: list[np.ndarray], labels: np.ndarray, st: HandSettings
     return out
 
 
-def _by_colour(strips: list[np.ndarray], fg: np.ndarray, near: np.ndarray,
+def _by_colour(labs: list[np.ndarray], fg: np.ndarray, near: np.ndarray,
                colours: dict[Player, tuple[np.ndarray, np.ndarray]], st: HandSettings) -> np.ndarray:
     """(n, 2): per view, the pixels of ``fg`` within ``near`` whose colour is A's hand's and
     B's (nearer to it, and within ``colour_max_d2``)."""
-    out = np.zeros((len(strips), 2))
-    for k, img in enumerate(strips):
+    out = np.zeros((len(labs), 2))
+    for k, lab in enumerate(labs):
         where = fg[k] & near
         if not where.any():
             continue
-        x = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)[where]
+        x = lab[where]
         d2 = []
         for player in (Player.A, Player.B):
             mu, icov = colours[player]
@@ -1462,11 +1462,12 @@ def hand_tracks(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray
     band = {Player.A: (ys >= mat_h - st.arm_band_mm) & (ys <= mat_h + geo.margin_mm),
             Player.B: (ys <= st.arm_band_mm) & (ys >= -geo.margin_mm)}
     labels = _label_hands(strips, grey, fg, {p: band[p][:, None] for p in band}, st)
-    colours = _hand_colours(strips, labels, st)
+    labs = [cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32) for img in strips]
+    colours = _hand_colours(labs, labels, st)
     by_colour = None
     if len(colours) == 2:
         near = np.hypot(xs[None, :] - cx, ys[:, None] - py) <= st.colour_near_mm
-        by_colour = _by_colour(strips, fg, near, colours, st) * cell
+        by_colour = _by_colour(labs, fg, near, colours, st) * cell
     for p in (Player.A, Player.B):
         arm_region = fg[-1] & band[p][:, None]
         if arm_region.sum() * cell < st.min_arm_mm2:
