@@ -73,7 +73,10 @@ class ArbiterSettings:
     faces_per_slot: int = 3  # faces kept per stock slot (the latest one cut before the card left is used)
     slap_before_frames: int = 15  # hand views from this long before the first slap ...
     slap_after_frames: int = 7  # ... to this long after the last (both hands lie still)
-    slap_background_frames: int = 5  # the background: this many frames before the first view
+    #: where the background was taken (this many frames before the window) until stop 31; it
+    #: now only places the window, and the background is made from all the views kept before
+    #: the first slap, free of hands (``_hand_views``)
+    slap_background_frames: int = 5
     slap_wait_s: float = 1.0  # a lone slap waits this long for the other player's before it is given
     #: two slaps seen on different piles, the hands' split unclear: one whose pile's core is less
     #: covered than ``unslapped_cover`` was on the other pile when that one is ``slapped_cover`` covered
@@ -243,6 +246,7 @@ class Arbiter:
         self.geo_small: ar.ViewGeometry | None = None
         self._grey = ViewRing(self.s.history_frames)
         self._small = ViewRing(self.s.small_history_frames)
+        self._hand_masks = ViewRing(self.s.small_history_frames)  # the tracker's hand cells, view by view
         self._faces: dict[str, deque[_Face]] = {}
         self._ok: dict[str, bool] = {}
         self._prev: tuple[int, float, np.ndarray] | None = None  # the previous frame's colour view
@@ -280,6 +284,8 @@ class Arbiter:
             self._ok[zid] = ok
         self._grey.append(frame, t, grey)
         self._small.append(frame, t, small)
+        mask = tracker.last_mask
+        self._hand_masks.append(frame, t, mask if mask is not None else np.zeros((1, 1), np.uint8))
         self._prev = (frame, t, view)
         self._last_view = view
         self._follow_cards()
@@ -308,7 +314,7 @@ class Arbiter:
     @property
     def memory_bytes(self) -> int:
         """What the kept views take (the faces are a few kB each)."""
-        return self._grey.nbytes + self._small.nbytes
+        return self._grey.nbytes + self._small.nbytes + self._hand_masks.nbytes
 
     def landings(self, tracked: TrackedFrame, tops: Mapping[str, str]) -> list[Landing]:
         """Cards followed from their slots that now lie still on a spit pile that is still busy
@@ -673,7 +679,8 @@ class Arbiter:
 
     def _hand_views(self, first_t: float) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | str:
         """The small views from ``slap_before_frames`` before the first slap (``first_t``) to
-        the last, and the background ``slap_background_frames`` before them (or the oldest kept)."""
+        the last, and the background: each pixel as the kept views before ``first_t`` last
+        showed it free of hands (:func:`~referee.vision.arbitration.hand_free_background`)."""
         rows = self._small.rows()
         if len(rows) < 8 or self.geo_small is None:
             return "too few views kept"
@@ -681,7 +688,11 @@ class Arbiter:
         t_bg = first_t - (self.s.slap_before_frames + self.s.slap_background_frames + 0.5) * dt
         i_bg = next((i for i, r in enumerate(rows) if r[1] >= t_bg), 0)
         i0 = min(i_bg + self.s.slap_background_frames, len(rows) - 5)
-        return [v for _, _, v in rows[i0:]], np.array([t for _, t, _ in rows[i0:]]), rows[i_bg][2]
+        masks = {k: m for k, _, m in self._hand_masks.rows()}
+        before = [(v, masks[k]) for k, t, v in rows if t < first_t and k in masks]
+        background = (ar.hand_free_background([v for v, _ in before], [m for _, m in before])
+                      if before else rows[i_bg][2])
+        return [v for _, _, v in rows[i0:]], np.array([t for _, t, _ in rows[i0:]]), background
 
     def _slaps(self, held: list[_HeldSlap], tracked: TrackedFrame) -> list[Arbitrated]:
         """The first slap of each player (one or two): the hands round each slapped pile

@@ -14,7 +14,10 @@ Slaps are recomputed as the arbiter made them when it released them (``Arbiter._
 the tracker's colour views shrunk by 2 (``ZoneTracker.last_view_small``, made again by
 :meth:`~referee.vision.tracking.ZoneTracker.update` on the recorded frames) from
 ``slap_before_frames`` before the first slap seen to the frame the slaps were released, the
-background ``slap_background_frames`` before that; both hands round the slapped pile
+background free of hands (:func:`~referee.vision.arbitration.hand_free_background`) from the
+views the arbiter kept before the first slap and the tracker's hand cells in them (the tracker
+run from ``SLAP_WARMUP_FRAMES`` before those views, so its picture of the mat has settled:
+it sees the hands as the referee's did, not exactly so); both hands round the slapped pile
 (:func:`~referee.vision.arbitration.hand_tracks`), each hand's stop
 (:func:`~referee.vision.arbitration.estimate_slap_contact`) and, for two slaps on one pile,
 the lost area (:func:`~referee.vision.arbitration.hand_layering`) and the call
@@ -224,16 +227,20 @@ def _race(
 SLAP = ArbiterSettings()  # the arbiter's windows (slap_before_frames, slap_after_frames, ...)
 
 
+SLAP_WARMUP_FRAMES = 30  # the tracker runs this long before the kept views to learn the mat again
+
+
 def slap_span(events: list[TableEvent], settings: ArbiterSettings = SLAP) -> tuple[int, int] | None:
-    """The recorded frames a slap recomputation may need: from the background before the
-    first slap to the last frame the arbiter could have held them to."""
+    """The recorded frames a slap recomputation may need: from the tracker's warm-up before
+    the views the arbiter kept to the last frame it could have held the slaps to."""
     slaps = [e for e in events if isinstance(e, Slap)]
     if not slaps:
         return None
     frames = [int(e.frame or 0) for e in slaps]
-    before = settings.slap_before_frames + settings.slap_background_frames + 2
+    before = settings.slap_before_frames + settings.slap_background_frames + settings.small_history_frames
     used = [int(((e.evidence or {}).get("contact") or {}).get("frames_used") or 0) for e in slaps]
-    return max(0, min(frames) - before), max(frames) + max(settings.slap_after_frames, *used) + 1
+    return (max(0, min(frames) - before - SLAP_WARMUP_FRAMES),
+            max(frames) + max(settings.slap_after_frames, *used) + 1)
 
 
 def _seen_t(ev: Slap) -> float:
@@ -245,12 +252,12 @@ def _seen_t(ev: Slap) -> float:
 def slap_window(
     slaps: list[Slap], times: dict[int, float], settings: ArbiterSettings = SLAP
 ) -> tuple[int, int, int] | str:
-    """(background frame, first view, last view) of the arbiter's hand window for ``slaps``,
+    """(oldest view kept, first view, last view) of the arbiter's hand window for ``slaps``,
     as ``Arbiter._hand_views`` chose it when it released them: the last view is the frame it
     released them in (``slap_after_frames`` after the later slap for a pair; for a lone slap
     the log's ``frames_used`` says), the first ``slap_before_frames`` before the first slap
-    seen, the background ``slap_background_frames`` before that, within the
-    ``small_history_frames`` it kept. A string says why it cannot be placed."""
+    seen, within the ``small_history_frames`` it kept (from the oldest, the background is
+    made). A string says why it cannot be placed."""
     if not times:
         return "no recorded frames"
     later = max(int(e.frame or 0) for e in slaps)
@@ -266,19 +273,25 @@ def slap_window(
     first = bg + settings.slap_background_frames
     if len({e.player for e in slaps}) < 2 and used:  # a lone slap: held until the wait ran out
         last = first + max(used) - 1
+        oldest = last - settings.small_history_frames + 1
     first = min(first, last - 4)
-    return bg, first, last
+    return max(0, oldest), first, last
 
 
-def _small_views(calibration: Any, frames: dict[int, Frame], wanted: list[int]) -> dict[int, np.ndarray]:
-    """The tracker's small colour views (``last_view_small``) of ``wanted``, made by
-    :meth:`ZoneTracker.update` as the referee made them."""
+def _small_views(calibration: Any, frames: dict[int, Frame], wanted: list[int]
+                 ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The tracker's small colour views (``last_view_small``) and hand cells (``last_mask``)
+    of ``wanted``, made by :meth:`ZoneTracker.update` on the recorded frames from
+    ``SLAP_WARMUP_FRAMES`` before the first wanted (those recorded) to the last."""
     tracker = ZoneTracker(calibration)
-    out: dict[int, np.ndarray] = {}
-    for k in wanted:
-        tracker.update(frames[k].image, frames[k].t)
-        if tracker.last_view_small is not None:
-            out[k] = tracker.last_view_small.copy()
+    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    start, end = min(wanted), max(wanted)
+    wanted_set = set(wanted)
+    for k in sorted(frames):
+        if start - SLAP_WARMUP_FRAMES <= k <= end:
+            tracker.update(frames[k].image, frames[k].t)
+            if k in wanted_set and tracker.last_view_small is not None and tracker.last_mask is not None:
+                out[k] = (tracker.last_view_small.copy(), tracker.last_mask.copy())
     return out
 
 
@@ -293,16 +306,21 @@ def _slaps(calibration: Any, frames: dict[int, Frame], slaps: list[Slap], out: R
         for hand in hands:
             hand.error = window
         return
-    bg, first, last = window
-    needed = [bg, *range(first, last + 1)]
+    oldest, first, last = window
+    needed = list(range(oldest, last + 1))
     absent = [k for k in needed if k not in frames]
     if absent:
-        why = (f"frames {absent[0]}-{absent[-1]} (of {bg}-{last}: the background and the hands' window) "
-               "are not in the recording: the video there is missing or damaged")
+        why = (f"frames {absent[0]}-{absent[-1]} (of {oldest}-{last}: the views the arbiter kept for the "
+               "hands) are not in the recording: the video there is missing or damaged")
         for hand in hands:
             hand.error = why
         return
-    small = _small_views(calibration, frames, needed)
+    kept = _small_views(calibration, frames, needed)
+    small = {k: v for k, (v, _) in kept.items()}
+    first_t = min(_seen_t(e) for e in slaps)
+    before = [k for k in needed if frames[k].t < first_t]
+    background = (ar.hand_free_background([small[k] for k in before], [kept[k][1] for k in before])
+                  if before else small[oldest])
     geo = out.geometry
     some = next(iter(small.values()))
     full_w = next(iter(out.views.values())).shape[1] if out.views else some.shape[1] * 2
@@ -314,7 +332,7 @@ def _slaps(calibration: Any, frames: dict[int, Frame], slaps: list[Slap], out: R
         on = [hand for hand in hands if hand.event.pile == pile_n]
         try:
             tracks, hand_views = ar.hand_tracks(views, times, layout.zone(f"pile{pile_n}"), out.hand_geometry,
-                                                background=small[bg])
+                                                background=background)
         except ValueError as exc:
             for hand in on:
                 hand.error = str(exc)

@@ -340,6 +340,52 @@ def test_fit_carry_leaves_out_a_look_alike() -> None:
     assert abs(fit.t_end - 0.7) < 0.004 and fit.rms_mm < 0.5
 
 
+def _table_views() -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray, np.ndarray]:
+    """Ten 60x80 views of a textured table at 1 px per cell: an old card (grey 90) on a
+    pile at rows 20-40, columns 20-40; a hand (skin) over it from view 2 to 4 that puts a new
+    card (grey 200) there; the hand gone from view 5 but the tracker still counting the changed
+    pile to it (its mask on the pile to the end); an arm moving in from the right, a new place
+    each view from view 5 on. Returns the views, the masks, the old and the new card's pixels."""
+    rng = np.random.default_rng(3)
+    table = rng.integers(100, 140, (60, 80, 3)).astype(np.uint8)
+    old, new = table.copy(), table.copy()
+    old[20:40, 20:40], new[20:40, 20:40] = 90, 200
+    views, masks = [], []
+    for k in range(10):
+        view = (old if k < 3 else new).copy()
+        mask = np.zeros((60, 80), np.uint8)
+        if 2 <= k <= 4:
+            view[15:45, 15:45] = (120, 150, 200)  # the hand over the pile
+            mask[15:45, 15:45] = 1
+        else:
+            mask[20:40, 20:40] = int(k > 4)
+        if k >= 5:
+            x = 80 - 6 * (k - 4)
+            view[5:15, x:] = (60 + 20 * k, 150, 200)  # an arm coming in, moving
+            mask[5:15, x:] = 1
+        views.append(view)
+        masks.append(mask)
+    return views, masks, old[20:40, 20:40], new[20:40, 20:40]
+
+
+def test_a_hand_free_background_has_the_card_put_under_a_hand_and_no_hand() -> None:
+    """slap-eval seed 6020: A's hand had lain over pile 1 (its last play) until just before
+    the slaps; the background taken 20 views before the first slap held the hand, and pile 1
+    looked covered by hands that were never there."""
+    views, masks, old_card, new_card = _table_views()
+    bg = ar.hand_free_background(views, masks, grow=0)
+    assert np.array_equal(bg[20:40, 20:40], new_card)  # still since the hand left: the new card
+    assert np.array_equal(bg[15:20, 15:45], views[0][15:20, 15:45])  # the hand's edge: the table
+    assert np.array_equal(bg[5:15, 44:], views[0][5:15, 44:])  # the moving arm is not in it
+    assert not np.array_equal(bg[20:40, 20:40], old_card)
+    # without the stillness, the pile is taken from before the hand came: the old card
+    by_masks_alone = ar.hand_free_background(views, masks, grow=0, still_views=99)
+    assert np.array_equal(by_masks_alone[20:40, 20:40], old_card)
+    # a mask at another resolution covers the same area
+    halved = [m[::2, ::2] for m in masks]
+    assert np.array_equal(ar.hand_free_background(views, halved, grow=0)[22:38, 22:38], new_card[2:18, 2:18])
+
+
 # ----------------------------------------------------------------------------- bad inputs
 
 
@@ -360,6 +406,9 @@ def _empty_track() -> ar.CardTrack:
     (lambda: ar.ContactEstimate(1.0, 0.0, 3, 1.0, "x"), "positive sd"),
     (lambda: ar.ContactEstimate(math.nan, 0.01, 3, 1.0, "x"), "finite time"),
     (lambda: ar.ViewGeometry(px_per_mm=0), "px_per_mm"),
+    (lambda: ar.hand_free_background([np.zeros((4, 4, 3), np.uint8)], []), "as many hand masks"),
+    (lambda: ar.hand_free_background([np.zeros((4, 4, 3), np.uint8), np.zeros((4, 5, 3), np.uint8)],
+                                     [np.zeros((4, 4), np.uint8)] * 2), "of one shape"),
 ])
 def test_bad_inputs_raise_value_error(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
