@@ -227,6 +227,11 @@ class ViewRing:
                 if first_frame is None or self._frames[i] >= first_frame]
 
 
+def _track(tracks: dict[Player, ar.HandTrack] | str, player: Player) -> ar.HandTrack | None:
+    """``player``'s hand track round a pile (None: not followed)."""
+    return None if isinstance(tracks, str) else tracks.get(player)
+
+
 class Arbiter:
     """Keeps the recent views and the stock slots' faces; refines the observer's events."""
 
@@ -773,14 +778,25 @@ class Arbiter:
         st = ar.HandSettings()
         return float(next(iter(tracks.values())).over_pile_mm2[-1]) / (4 * st.core_mm[0] * st.core_mm[1])
 
-    def _slap_stop(self, slap: Slap, contact: ar.ContactEstimate | None,
-                   tracked: TrackedFrame) -> float | None:
+    def _slap_stop(self, slap: Slap, contact: ar.ContactEstimate | None, tracked: TrackedFrame,
+                   track: ar.HandTrack | None = None) -> float | None:
         """The arm's stop as the slap's touch time, when it is sure enough (``min_quality``),
-        near the time seen (``max_shift_s``) and already past; else None."""
-        if contact is None or contact.quality < self.s.min_quality \
-                or abs(contact.t - slap.t) > self.s.max_shift_s or contact.t >= tracked.time:
+        near the time seen (``max_shift_s``) and already past; else None. A stop later than
+        that counts when the hands covered the pile's core (``min_over_pile_mm2``) in every
+        view from the time seen to the stop: the hand came over the pile, hovered, and came
+        down (slap-eval seed 7001: A's hand stayed over pile 1 after its last play and slapped
+        0.47 s later; its stop was refused, and both slaps were put at the middle of the two)."""
+        if contact is None or contact.quality < self.s.min_quality or contact.t >= tracked.time \
+                or contact.t < slap.t - self.s.max_shift_s:
             return None
-        return contact.t
+        if contact.t <= slap.t + self.s.max_shift_s:
+            return contact.t
+        if track is None:
+            return None
+        between = (track.times >= slap.t) & (track.times <= contact.t)
+        hovered = bool(between.any()) and track.times[0] <= slap.t \
+            and bool(np.all(track.over_pile_mm2[between] >= ar.HandSettings().min_over_pile_mm2))
+        return contact.t if hovered else None
 
     def _without_lingering(self, slaps: list[Slap], contacts: dict[Player, ar.ContactEstimate | None],
                            errors: dict[Player, str], tracked: TrackedFrame) -> list[Slap]:
@@ -825,7 +841,7 @@ class Arbiter:
                     errors[s.player] = str(exc)
 
         def usable(s: Slap) -> float | None:
-            return self._slap_stop(s, contacts.get(s.player), tracked)
+            return self._slap_stop(s, contacts.get(s.player), tracked, _track(tracks, s.player))
 
         slaps = self._without_lingering(slaps, contacts, errors, tracked)
         order = sorted(slaps, key=lambda s: s.t)

@@ -309,6 +309,40 @@ def test_two_slaps_seen_on_two_piles_go_to_the_pile_the_hands_cover() -> None:
     assert arbiter._slapped_piles([b, a], hands) == [b, a]
 
 
+def test_a_hand_that_hovered_over_the_pile_is_timed_where_its_arm_came_down() -> None:
+    # seed 7001: A's hand stayed over pile 1 after its last play (seen there at 1.077 s) and
+    # slapped at 1.556, B at 1.491; A's stop (0.47 s after it was seen) was refused and both
+    # slaps were put at the middle, 1.284 s
+    import numpy as np
+
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    arbiter = Arbiter(ZoneTracker(load_calibration(FIXTURES / "exchange" / "calibration.yaml")))
+    times = np.arange(0.6, 1.8, 1 / 30)
+    n = len(times)
+
+    def hand(player: Player, stop: float, over: np.ndarray) -> ar.HandTrack:
+        settled = np.clip((times - stop) * 30 + 0.5, 0, 1)  # at rest from its stop on
+        return ar.HandTrack(player, times, settled, np.full(n, 3000.0), over, over / 2)
+
+    hovering = np.full(n, 5000.0)
+    tracks = {Player.A: hand(Player.A, 1.556, hovering), Player.B: hand(Player.B, 1.491, hovering)}
+    a = Slap(t=1.077, frame=32, player=Player.A, pile=1)
+    b = Slap(t=1.477, frame=44, player=Player.B, pile=1)
+    now = TrackedFrame(53, 1.767, {}, (), ())
+    out = [item.event for item in arbiter._order_slaps([a, b], tracks, now)]
+    stops = {p: ar.estimate_slap_contact(tracks[p]).t for p in tracks}
+    assert stops[Player.A] - a.t > 0.4  # far after A's hand was seen over the pile
+    assert [(e.player, e.t) for e in out] == [(Player.B, stops[Player.B]), (Player.A, stops[Player.A])]
+    # a hand that left the pile between (its stop is then another move's): its time as seen
+    gone = hovering.copy()
+    gone[(times > 1.2) & (times < 1.3)] = 0.0
+    tracks[Player.A] = hand(Player.A, 1.556, gone)
+    out = [item.event for item in arbiter._order_slaps([a, b], tracks, now)]
+    assert next(e for e in out if e.player is Player.A).t < 1.5
+
+
 def test_what_is_kept_is_bounded() -> None:
     referee = refereed("exchange")
     assert referee.arbiter is not None
