@@ -1443,6 +1443,11 @@ class Observer:
                     seen = self._slaps[key] = _HandSeen(tracked.time)
                 if seen.slapped:
                     continue
+                if self._given_slap_t(player) is not None:
+                    # one slap a round: a hand that moves on to the other pile after its slap
+                    # was given (slap-eval seed 7013: B's slap seen on pile 1, which the arbiter
+                    # put on pile 2, where B's hand lay; B's hand there was given again 0.12 s on)
+                    continue
                 evidence = {"zone": zone, "first_over_frame": tracked.frame,
                             "hand_area_mm2": round(over[player].area_mm2)}
                 if not seen.lingering and tracked.time - seen.first >= SLAP_STILL_S:

@@ -1091,6 +1091,19 @@ def test_a_hand_on_a_pile_after_the_round_ended_is_a_slap_at_once(layout: MatLay
     assert "during_play" not in events[0].evidence
 
 
+def test_a_player_s_hand_gives_one_slap_a_round(layout: MatLayout) -> None:
+    """Slap-eval seed 7013: B's slap was seen on pile 1 (and put on pile 2 by the arbiter);
+    B's hand, lying on pile 2 a moment later, was given as a second slap."""
+    table = Table(layout)
+    table.obs.note_round_over(True)
+    events = frames_of(table, 4, (hand_at(Player.B, (200.0, 200.0), "pile1"),))
+    assert [(e.player, e.pile) for e in events] == [(Player.B, 1)]
+    assert frames_of(table, 10, (hand_at(Player.B, (400.0, 200.0), "pile2"),)) == []
+    # the other player's slap is still given
+    events = frames_of(table, 6, (hand_at(Player.A, (400.0, 200.0), "pile2"),))
+    assert [(e.player, e.pile) for e in events] == [(Player.A, 2)]
+
+
 def test_a_hand_on_the_pile_since_the_round_ended_is_given_when_the_other_player_slaps(
         layout: MatLayout) -> None:
     """Slap-eval seeds 6010 and 6017: A played the last card onto pile 1 and slapped it from
