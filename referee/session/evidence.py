@@ -280,7 +280,7 @@ def slap_window(
 
 def _small_views(calibration: Any, frames: dict[int, Frame], wanted: list[int]
                  ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """The tracker's small colour views (``last_view_small``) and hand cells (``last_mask``)
+    """The tracker's small colour views (``last_view_small``) and hand cells (``hand_cells()``)
     of ``wanted``, made by :meth:`ZoneTracker.update` on the recorded frames from
     ``SLAP_WARMUP_FRAMES`` before the first wanted (those recorded) to the last."""
     tracker = ZoneTracker(calibration)
@@ -290,8 +290,9 @@ def _small_views(calibration: Any, frames: dict[int, Frame], wanted: list[int]
     for k in sorted(frames):
         if start - SLAP_WARMUP_FRAMES <= k <= end:
             tracker.update(frames[k].image, frames[k].t)
-            if k in wanted_set and tracker.last_view_small is not None and tracker.last_mask is not None:
-                out[k] = (tracker.last_view_small.copy(), tracker.last_mask.copy())
+            cells = tracker.hand_cells()
+            if k in wanted_set and tracker.last_view_small is not None and cells is not None:
+                out[k] = (tracker.last_view_small.copy(), cells)
     return out
 
 

@@ -1308,14 +1308,17 @@ def hand_free_background(views: Sequence[np.ndarray], hand_masks: Sequence[np.nd
                          grow: int = 4, still_views: int = 4, still_level: float = 10.0,
                          still_reach: int = 3) -> np.ndarray:
     """A background for :func:`hand_tracks` free of hands: each pixel as it looked in the
-    latest of ``views`` (oldest first) where no hand lay over it, or where it had not changed
-    (by ``still_level`` in any channel) over the last ``still_views`` views. ``hand_masks``:
-    per view, nonzero where a hand is (the tracker's hand cells: any resolution covering the
-    view's area), grown by ``grow`` of its own cells against a hand's soft edges and shadow.
-    A pixel never free keeps the oldest view's colour. So a hand that lay over a pile before
-    the slaps (the round's last play) is not taken for the pile, and a card put there since is
-    in it (the tracker counts a pile changed under a hand to the hand until it has settled a
-    while; slap-eval seed 6020), while an arm moving in (and its shadow) is not."""
+    latest of ``views`` (oldest first) where no hand lay over it, or where a moving hand's
+    blob covered it but it had not changed (by ``still_level`` in any channel, nor anything
+    within ``still_reach`` pixels) over the last ``still_views`` views. ``hand_masks``: per
+    view, the tracker's hand cells (:meth:`~referee.vision.tracking.ZoneTracker.hand_cells`:
+    0 none, 1 a hand at rest, 2 a moving one; any resolution covering the view's area), grown
+    by ``grow`` of its own cells against a hand's soft edges and shadow. A pixel never free
+    keeps the oldest view's colour. So a hand that lay over a pile before the slaps (the
+    round's last play) is not taken for the pile, and a card put there since is in it (the
+    tracker counts a pile changed under a hand to the blob of the arm beside it until it has
+    settled a while; slap-eval seed 6020), while a hand at rest (a hand lying still is still)
+    and an arm moving in (and its shadow) are not."""
     if not views or len(views) != len(hand_masks):
         raise ValueError(f"a hand-free background needs views and as many hand masks, got {len(views)} "
                          f"and {len(hand_masks)}")
@@ -1324,23 +1327,27 @@ def hand_free_background(views: Sequence[np.ndarray], hand_masks: Sequence[np.nd
     for view in views:
         if view.shape != out.shape:
             raise ValueError(f"a hand-free background needs views of one shape: {view.shape} and {out.shape}")
-    # per view, how many views in a row (up to it) each pixel has not changed over
+    # per view, how many views in a row (up to it) each pixel and its surroundings have not changed over
     still = np.zeros((len(views), h, w), np.int16)
+    reach = np.ones((2 * still_reach + 1, 2 * still_reach + 1), np.uint8)
     for k in range(1, len(views)):
         step = cv2.absdiff(views[k], views[k - 1])
         moved = ((step.max(axis=2) if step.ndim == 3 else step) >= still_level).astype(np.uint8)
         if still_reach > 0:
-            moved = cv2.dilate(moved, np.ones((2 * still_reach + 1, 2 * still_reach + 1), np.uint8))
-        same = moved == 0
-        still[k] = np.where(same, still[k - 1] + 1, 0)
+            moved = cv2.dilate(moved, reach)
+        still[k] = np.where(moved == 0, still[k - 1] + 1, 0)
     todo = np.ones((h, w), np.uint8)
     kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
-    for k in range(len(views) - 1, -1, -1):
-        hand = (np.asarray(hand_masks[k]) > 0).astype(np.uint8)
+
+    def grown(cells: np.ndarray) -> np.ndarray:
+        cells = cells.astype(np.uint8)
         if grow > 0:
-            hand = cv2.dilate(hand, kernel)
-        hand = cv2.resize(hand, (w, h), interpolation=cv2.INTER_NEAREST)
-        free = (hand == 0) | (still[k] >= still_views)
+            cells = cv2.dilate(cells, kernel)
+        return cv2.resize(cells, (w, h), interpolation=cv2.INTER_NEAREST) > 0
+
+    for k in range(len(views) - 1, -1, -1):
+        mask = np.asarray(hand_masks[k])
+        free = ~grown(mask > 0) | ((still[k] >= still_views) & ~grown(mask == 1))
         take = (todo > 0) & free
         cv2.copyTo(views[k], take.view(np.uint8), out)  # in place, as out[take] = views[k][take]
         todo[take] = 0

@@ -348,6 +348,16 @@ class ZoneTracker:
                 f"frame {self._frame_index + 1}",
             )
 
+    def hand_cells(self) -> np.ndarray | None:
+        """The last frame's hands on the cell grid (``cell_mm``, the view's whole area): 0 no
+        hand, 1 a hand at rest, 2 a hand that moves (its blob not mostly at rest); None before
+        the first frame."""
+        if self.last_mask is None:
+            return None
+        if self._active_mask.shape != self.last_mask.shape:
+            return self.last_mask.copy()
+        return self.last_mask + (self._active_mask & self.last_mask)
+
     def pictures(self, frame: np.ndarray) -> TrackerPictures:
         """The pictures :meth:`update` works on, which depend on ``frame`` alone (most of the
         remap's cost): safe to make on another thread, ahead of :meth:`update`."""

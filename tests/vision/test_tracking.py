@@ -99,6 +99,26 @@ def test_an_arm_reaching_the_other_player_s_edge_holds_the_other_player_s_arm() 
     assert [(str(hand.player), hand.merged) for hand in tracker.update(frame, 1 / 30).hands] == [("A", False)]
 
 
+def test_hand_cells_say_where_hands_move_and_where_they_rest() -> None:
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    with open_video(FIXTURES / "exchange" / "video.mp4") as source:
+        empty = next(iter(source)).image
+    tracker = ZoneTracker(cal)
+    assert tracker.hand_cells() is None
+    tracker.update(empty, 0.0)
+    w, h = cal.layout.size_mm
+    for k in range(1, 20):  # an arm that moves further in each frame, then lies still
+        frame = empty.copy()
+        _with_arm(frame, cal, (280.0, 340.0), (h - 20.0 - 10.0 * min(k, 8), h + 40.0))
+        tracker.update(frame, k / 30)
+        cells = tracker.hand_cells()
+        assert cells is not None and cells.shape == tracker.last_mask.shape  # type: ignore[union-attr]
+        if k == 4:
+            assert set(np.unique(cells)) == {0, 2}  # moving
+    assert set(np.unique(cells)) == {0, 1}  # at rest (10 frames still)
+    assert np.array_equal(cells > 0, tracker.last_mask > 0)  # type: ignore[operator]
+
+
 def test_change_record_names_zone_and_frame() -> None:
     s = scored("exchange")
     changes = [c for r in s.per_frame for c in r.changes]
