@@ -802,11 +802,14 @@ class Arbiter:
 
     def _without_lingering(self, slaps: list[Slap], contacts: dict[Player, ar.ContactEstimate | None],
                            errors: dict[Player, str], tracked: TrackedFrame) -> list[Slap]:
-        """``slaps`` less those marked ``lingering`` (a hand on the pile since the round ended)
-        whose arm was not seen to come to rest there; the others' evidence says why
-        (``not_a_slap``)."""
-        dropped = [s for s in slaps if (s.evidence or {}).get("lingering")
-                   and self._slap_stop(s, contacts.get(s.player), tracked) is None]
+        """``slaps`` less those the observer was unsure of, whose arm was not seen to come to
+        rest on the pile: marked ``lingering`` (a hand on the pile since the round ended) or
+        ``joined`` (the other player's part of one blob of both arms on the pile); the others'
+        evidence says why (``not_a_slap``)."""
+        def unsure(s: Slap) -> bool:
+            return bool((s.evidence or {}).get("lingering") or (s.evidence or {}).get("joined"))
+
+        dropped = [s for s in slaps if unsure(s) and self._slap_stop(s, contacts.get(s.player), tracked) is None]
         if not dropped:
             return slaps
 
@@ -816,8 +819,12 @@ class Arbiter:
                 return errors.get(q.player, "no hand track")
             return f"its arm's stop at {c.t:.3f} s, quality {c.quality:.2f}, does not fit"
 
-        why = "; ".join(f"{q.player}'s hand lay on pile {q.pile} from the round's end and was not "
-                        f"seen to come down on it ({because(q)})" for q in dropped)
+        def what(q: Slap) -> str:
+            if (q.evidence or {}).get("lingering"):
+                return f"{q.player}'s hand lay on pile {q.pile} from the round's end"
+            return f"{q.player}'s arm was joined to the other's on pile {q.pile}"
+
+        why = "; ".join(f"{what(q)} and was not seen to come down on it ({because(q)})" for q in dropped)
         log.info("slap not given: %s", why)
         return [replace(s, evidence={**(s.evidence or {}), "not_a_slap": why})
                 for s in slaps if all(s is not q for q in dropped)]
@@ -828,7 +835,7 @@ class Arbiter:
         two, the call (:func:`~referee.vision.arbitration.decide_slap`); in the order called,
         or, when there is no call (the later slap's verdict then says so), in the order of the
         stops when both are usable, else as seen. A slap marked ``lingering`` (a hand on the
-        pile since the round ended) is dropped unless its arm's stop is usable."""
+        pile since the round ended) or ``joined`` is dropped unless its arm's stop is usable."""
         contacts: dict[Player, ar.ContactEstimate | None] = {}
         errors: dict[Player, str] = {}
         for s in slaps:

@@ -1432,6 +1432,9 @@ class Observer:
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
+            joined = self._joined_on(over, tracked)
+            if joined is not None:
+                over[joined.player] = joined
             for player in (Player.A, Player.B):
                 key = (int(number), player)
                 seen = self._slaps.get(key)
@@ -1450,6 +1453,8 @@ class Observer:
                     continue
                 evidence = {"zone": zone, "first_over_frame": tracked.frame,
                             "hand_area_mm2": round(over[player].area_mm2)}
+                if joined is not None and joined.player is player:
+                    evidence["joined"] = True
                 if not seen.lingering and tracked.time - seen.first >= SLAP_STILL_S:
                     seen.slapped = True
                     events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
@@ -1462,6 +1467,21 @@ class Observer:
                     events.append(Slap(t=other, frame=tracked.frame, player=player, pile=int(number),
                                        evidence={**evidence, "lingering": True}))
         return events
+
+    def _joined_on(self, over: dict[Player, HandBlob], tracked: TrackedFrame) -> HandBlob | None:
+        """After the round: the other player's part of a blob of both arms (``merged``) that
+        covers one player's slapped pile while that part lies on no pile: the two hands met on
+        the pile and the tracker's split between them went wrong (slap-eval seed 6021: A's hand
+        under B's on pile 2 was given to B, A's part ended between the piles, and A's slap, the
+        first, was never seen). It is given marked ``joined``, for the arbiter to time by its
+        arm coming to rest there, or to drop."""
+        if len(over) != 1:
+            return None
+        (player, hand), = over.items()
+        if not hand.merged:
+            return None
+        return next((h for h in tracked.hands if h.merged and h.player is player.other
+                     and self._slapped_pile(h) is None), None)
 
     def _given_slap_t(self, player: Player) -> float | None:
         """When ``player``'s first slap given since the round ended was seen (any pile)."""

@@ -459,6 +459,13 @@ def test_a_hand_on_the_pile_since_the_round_ended_is_no_slap_unless_its_arm_came
     out = [item.event for item in arbiter.flush()]
     assert [(e.player, e.pile) for e in out] == [(Player.B, 1)]
     assert "A's hand lay on pile 1 from the round's end" in (out[0].evidence or {})["not_a_slap"]
+    # the other player's part of both arms joined on the pile, the same
+    arbiter = Arbiter(ZoneTracker(cal))
+    joined = replace(a, evidence={"joined": True})
+    arbiter.refine([b, joined], TrackedFrame(43, 1.433, {}, (), ()))
+    out = [item.event for item in arbiter.flush()]
+    assert [(e.player, e.pile) for e in out] == [(Player.B, 1)]
+    assert "A's arm was joined to the other's on pile 1" in (out[0].evidence or {})["not_a_slap"]
     # the same slap not marked lingering stays, timed as seen
     arbiter = Arbiter(ZoneTracker(cal))
     arbiter.refine([b, replace(a, evidence={})], TrackedFrame(43, 1.433, {}, (), ()))

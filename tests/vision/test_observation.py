@@ -1091,6 +1091,26 @@ def test_a_hand_on_a_pile_after_the_round_ended_is_a_slap_at_once(layout: MatLay
     assert "during_play" not in events[0].evidence
 
 
+def test_the_other_part_of_both_arms_joined_on_a_slapped_pile_slaps_it_too(layout: MatLayout) -> None:
+    """Slap-eval seed 6021: A's hand lay under B's on pile 2, and the tracker's split of the
+    one blob of both arms gave the pile to B's part; A's part lay on no pile and A's slap, the
+    first, was never given."""
+    from dataclasses import replace as with_
+
+    table = Table(layout)
+    table.obs.note_round_over(True)
+    b_part = with_(hand_at(Player.B, (400.0, 200.0), "pile2"), merged=True)
+    a_part = with_(hand_at(Player.A, (300.0, 300.0), "A.stock4"), merged=True)
+    events = frames_of(table, 6, (a_part, b_part))
+    assert sorted((e.player, e.pile, bool(e.evidence.get("joined"))) for e in events) == [
+        (Player.A, 2, True), (Player.B, 2, False)]
+    # two arms apart, one on a pile: only that one slapped
+    table = Table(layout)
+    table.obs.note_round_over(True)
+    events = frames_of(table, 6, (with_(a_part, merged=False), with_(b_part, merged=False)))
+    assert [(e.player, e.pile) for e in events] == [(Player.B, 2)]
+
+
 def test_a_player_s_hand_gives_one_slap_a_round(layout: MatLayout) -> None:
     """Slap-eval seed 7013: B's slap was seen on pile 1 (and put on pile 2 by the arbiter);
     B's hand, lying on pile 2 a moment later, was given as a second slap."""
