@@ -809,7 +809,8 @@ class Arbiter:
         def unsure(s: Slap) -> bool:
             return bool((s.evidence or {}).get("lingering") or (s.evidence or {}).get("joined"))
 
-        dropped = [s for s in slaps if unsure(s) and self._slap_stop(s, contacts.get(s.player), tracked) is None]
+        dropped = [s for s in slaps
+                   if unsure(s) and self._slap_stop(s, contacts.get(s.player), tracked) is None]
         if not dropped:
             return slaps
 
