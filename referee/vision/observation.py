@@ -198,6 +198,7 @@ class _Departure:
     time: float
     used: bool = False
     since_frame: int | None = None  # the frame where the slot's busy spell that took it began
+    since_t: float | None = None  # ... and its time
 
 
 @dataclass
@@ -1032,7 +1033,8 @@ class Observer:
                      change.frame, change.zone, new, reading.runner_up, read_as)
         elif old not in FACE_UP_LABELS:  # its face-up card left
             self._departures.append(_Departure(old, player, slot, self._left(change), change.frame,
-                                               change.time, since_frame=change.since_frame))
+                                               change.time, since_frame=change.since_frame,
+                                               since_t=since[0]))
             self._settle_departure(self._departures[-1])
         if new in FACE_UP_LABELS:
             return []
@@ -1232,7 +1234,9 @@ class Observer:
         settled = max(change.time, self._settled_again.pop(change.zone, change.time))
         hidden = [d for d in self._departures
                   if not d.used and since[0] - PAIR_WINDOW_S <= d.time
-                  and (d.time <= settled + 1e-9 or d.start <= settled) and d.card != new
+                  and (d.time <= settled + 1e-9 or d.start <= settled
+                       or (d.since_t is not None and d.since_t <= settled))
+                  and d.card != new
                   and self._hand_was_over(change.zone, d.player, since[0])
                   and not self._maybe_elsewhere(d, change.zone) and d.card not in change.elsewhere
                   and d.card not in {waiting.label for _, waiting, _ in self._waiting}]  # on top there

@@ -570,6 +570,26 @@ def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: Ma
     assert events[0].evidence["underneath"] is True and events[0].t < events[1].t
 
 
+def test_a_card_may_lie_underneath_from_when_its_slot_went_busy_under_a_lingering_arm(
+        layout: MatLayout) -> None:
+    """Race seed 6041: A's 10D went to pile 2 first, B's 8S on it; A's arm lay over A's slot 4
+    until after the pile had settled, so the slot's picture stopped moving only then and the
+    10D seemed to have left after the pile settled: it was not taken for the card underneath,
+    and was found only when B took the 8S back."""
+    table = Table(layout)
+    table.frame_with({"A.stock5": "back"})  # 7H left slot 5
+    table.busy_since["A.stock1"] = table.frame - 5  # slot 1 busy from before: 4D went too
+    on_pile = (touching(Player.A, "pile1"),)
+    table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
+    assert table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock1",)) == []
+    settled = table.frame / FPS
+    table.idle(6, hands=on_pile, unsettled=("A.stock1",))  # the arm stays over slot 1
+    events = table.frame_with({"A.stock1": "back"}, busy_frames=1)
+    assert [(type(e), e.player, str(e.card), e.pile) for e in events] == [
+        (Play, Player.A, "4D", 1), (Play, Player.A, "7H", 1)]
+    assert events[0].evidence["underneath"] is True and events[0].start > settled  # seen to leave late
+
+
 def test_a_waiting_pile_change_is_given_before_what_may_depend_on_it(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})  # 4D left slot 1
