@@ -61,6 +61,9 @@ from referee.vision.tracking import TrackedFrame, ZoneTracker
 
 log = logging.getLogger(__name__)
 
+#: a slap's ``touch_from`` when the two slaps' times crossed the call and were put either side of their middle
+SLAPS_SPREAD = "between the two slaps' times (they crossed the call)"
+
 
 @dataclass(frozen=True)
 class ArbiterSettings:
@@ -455,7 +458,7 @@ class Arbiter:
         floor = not_before
         for item in sorted(items, key=lambda i: i.event.t):
             ev = item.event
-            ours = (ev.evidence or {}).get("touch_from") in ("trajectory", "hand stop")
+            ours = (ev.evidence or {}).get("touch_from") in ("trajectory", "hand stop", SLAPS_SPREAD)
             if ours and ev.t < floor + self.s.min_gap_s:
                 evidence = {**(ev.evidence or {}), "touch_clamped_from": round(ev.t, 4)}
                 item = replace(item, event=replace(ev, t=floor + self.s.min_gap_s, evidence=evidence))
@@ -707,7 +710,9 @@ class Arbiter:
         pile its player's hand really covered (when the observer named the other pile and the
         hand never covered it), the touch times, and for two slaps on one pile the call."""
         slaps = [h.slap for h in held]
-        window = self._hand_views(min(s.t for s in slaps))
+        late = any((s.evidence or {}).get("before_known") for s in slaps)
+        window = ("seen only when the round was known over, after the hands had gone: their views "
+                  "no longer show them") if late else self._hand_views(min(s.t for s in slaps))
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
         if isinstance(window, str):
             hands = {s.pile: window for s in slaps}
@@ -864,7 +869,8 @@ class Arbiter:
             if arb is not None and arb.first is not None:
                 order = sorted(order, key=lambda s: s.player is not arb.first)
             else:
-                reason = arb.reason if arb is not None else "not arbitrated: " + "; ".join(errors.values())
+                reason = arb.reason if arb is not None \
+                    else "not arbitrated: " + "; ".join(dict.fromkeys(errors.values()))
                 stops = [t for t in (usable(s) for s in order) if t is not None]
                 if len(stops) == len(order):  # the likelier order, said to be unsure
                     order = [s for _, s in sorted(zip(stops, order, strict=True), key=lambda item: item[0])]
@@ -884,7 +890,8 @@ class Arbiter:
             evidence: dict[str, Any] = dict(s.evidence or {})
             c = contacts.get(s.player)
             evidence["contact"] = c.to_evidence() if c is not None else {"error": errors.get(s.player, "")}
-            evidence["touch_from"] = "hand stop" if t != s.t else "hand over the pile"
+            evidence["touch_from"] = ("hand stop" if t == usable(s) else "hand over the pile" if t == s.t
+                                      else SLAPS_SPREAD)
             if t != s.t:
                 evidence["seen_t"] = round(s.t, 4)
             if len(order) == 2:

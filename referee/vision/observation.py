@@ -290,6 +290,9 @@ class Observer:
         self._two_hands_seen: deque[tuple[float, Player, tuple[tuple[float, float, float], ...]]] = deque()
         self.round_over = False
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
+        #: slaps made while the round was not yet known over, found in the hand memory when it
+        #: became so (``note_round_over``): (pile, player, came, left), given at the next frame
+        self._slaps_before_known: list[tuple[int, Player, float, float]] = []
         self._early_slaps: dict[tuple[int, Player], _HandSeen] = {}  # hands on a pile during play
         #: hands that lay still on a pile long enough and left: (pile, player), the visit, when it
         #: left, whether the pile was clear again looking as before; a slap ``EARLY_SLAP_SLOTS_S``
@@ -847,8 +850,38 @@ class Observer:
                         came = self._over_since(zone, hand.player)
                         self._slaps[(int(number), hand.player)] = (
                             _HandSeen(came) if came > self._last_play_t + LINGER_AFTER_PLAY_S
-                            else _HandSeen(0.0, lingering=True))
+                            else _HandSeen(max(came, 0.0), lingering=True))
+            there = {p for (_, p) in self._slaps}
+            self._slaps_before_known = [v for v in self._visits_after(self._last_play_t + LINGER_AFTER_PLAY_S)
+                                        if v[1] not in there]
         self.round_over = over
+
+    def _visits_after(self, after: float) -> list[tuple[int, Player, float, float]]:
+        """Each player's first visit to a spit pile (pile, player, came, left) in the hand
+        memory that began after ``after`` and lasted at least ``SLAP_STILL_S``: a slap made
+        before the round was known over (slap-eval seed 6056 with the model: the last card was
+        read surely only 1.4 s after it was played, when the slapping hands had gone, and no
+        slap was seen)."""
+        out = []
+        for player in (Player.A, Player.B):
+            found: list[tuple[float, int, float]] = []
+            for number, zone in self._pile_zone.items():
+                times = sorted({t for t, p, covers, _ in self._hand_history
+                                if p is player and zone in covers and t > after})
+                start = prev = None
+                for t in [*times, math.inf]:
+                    if start is not None and prev is not None and t - prev > VISIT_GAP_S:
+                        if prev - start >= SLAP_STILL_S:
+                            found.append((start, int(number), prev))
+                            break
+                        start = None
+                    if start is None:
+                        start = t
+                    prev = t
+            if found:
+                came, number, left = min(found)
+                out.append((number, player, came, left))
+        return out
 
     def _over_since(self, zone: str, player: Player) -> float:
         """When a hand of ``player`` came over ``zone`` and has covered it in every frame
@@ -1434,6 +1467,12 @@ class Observer:
         self._early_slaps.clear()
         self._early_pending = []
         events: list[TableEvent] = []
+        for number, player, came, left in self._slaps_before_known:
+            self._slaps[(number, player)] = _HandSeen(came, slapped=True)
+            events.append(Slap(t=came + SLAP_LEAD_S, frame=tracked.frame, player=player, pile=number,
+                               evidence={"zone": self._pile_zone[number], "before_known": True,
+                                         "over_t": [round(came, 4), round(left, 4)]}))
+        self._slaps_before_known = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
             joined = self._joined_on(over, tracked)
@@ -1470,6 +1509,15 @@ class Observer:
                     seen.slapped = True
                     events.append(Slap(t=other, frame=tracked.frame, player=player, pile=int(number),
                                        evidence={**evidence, "lingering": True}))
+                elif seen.lingering and self._lingering_on_a_pile(player.other):
+                    # both hands lay on piles when the round was known over: each may have
+                    # slapped from there (slap-eval seed 6056 with the model: the last card was
+                    # read surely only once the slapping hands had come, 0.5 s after it was
+                    # played, and neither slap was ever given); both go to the arbiter, timed
+                    # from when each hand came, to be timed by their arms or dropped
+                    seen.slapped = True
+                    events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
+                                       pile=int(number), evidence={**evidence, "lingering": True}))
         return events
 
     def _joined_on(self, over: dict[Player, HandBlob], tracked: TrackedFrame) -> HandBlob | None:
@@ -1486,6 +1534,10 @@ class Observer:
             return None
         return next((h for h in tracked.hands if h.merged and h.player is player.other
                      and self._slapped_pile(h) is None), None)
+
+    def _lingering_on_a_pile(self, player: Player) -> bool:
+        """A hand of ``player`` lies on a spit pile since before the round was known over."""
+        return any(p is player and seen.lingering for (_, p), seen in self._slaps.items())
 
     def _given_slap_t(self, player: Player) -> float | None:
         """When ``player``'s first slap given since the round ended was seen (any pile)."""

@@ -466,6 +466,13 @@ def test_a_hand_on_the_pile_since_the_round_ended_is_no_slap_unless_its_arm_came
     out = [item.event for item in arbiter.flush()]
     assert [(e.player, e.pile) for e in out] == [(Player.B, 1)]
     assert "A's arm was joined to the other's on pile 1" in (out[0].evidence or {})["not_a_slap"]
+    # slaps seen only once the round was known over, the hands gone: given as seen, not timed
+    arbiter = Arbiter(ZoneTracker(cal))
+    late = [replace(b, evidence={"before_known": True}), replace(a, t=1.45, evidence={"before_known": True})]
+    arbiter.refine(late, TrackedFrame(60, 2.0, {}, (), ()))
+    out = [item.event for item in arbiter.flush()]
+    assert [(e.player, e.t) for e in out] == [(Player.B, 1.4), (Player.A, 1.45)]
+    assert all("known over" in (e.evidence or {})["contact"]["error"] for e in out)
     # the same slap not marked lingering stays, timed as seen
     arbiter = Arbiter(ZoneTracker(cal))
     arbiter.refine([b, replace(a, evidence={})], TrackedFrame(43, 1.433, {}, (), ()))

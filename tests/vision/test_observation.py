@@ -1131,6 +1131,42 @@ def test_the_other_part_of_both_arms_joined_on_a_slapped_pile_slaps_it_too(layou
     assert [(e.player, e.pile) for e in events] == [(Player.B, 2)]
 
 
+def test_two_hands_on_the_piles_since_the_last_play_are_both_given_when_the_round_ends(
+        layout: MatLayout) -> None:
+    """Each a lingering hand, neither was given while it waited for the other's slap."""
+    table = Table(layout)
+    both = (hand_at(Player.A, (300.0, 200.0), "pile1"), hand_at(Player.B, (310.0, 190.0), "pile1"))
+    table.frame_with({"A.stock2": "back"})
+    assert len(table.frame_with({"pile1": "KD"}, hands=both)) == 1  # the last card, both hands there
+    frames_of(table, 2, both)
+    table.obs.note_round_over(True)
+    events = frames_of(table, 3, both)
+    assert sorted((e.player, e.pile) for e in events) == [(Player.A, 1), (Player.B, 1)]
+    assert all(e.evidence["lingering"] is True for e in events)  # for the arbiter to time, or drop
+
+
+def test_slaps_made_before_the_round_was_known_over_are_given_when_it_is(layout: MatLayout) -> None:
+    """Slap-eval seed 6056 with the model: the last card was read surely only 1.4 s after it
+    was played, when the slapping hands had come and gone; no slap was ever given."""
+    table = Table(layout)
+    both = (hand_at(Player.A, (300.0, 200.0), "pile1"), hand_at(Player.B, (310.0, 190.0), "pile1"))
+    came = table.frame + 1
+    assert frames_of(table, 5, both) == []  # the round not known over yet
+    frames_of(table, 10, ())  # the hands gone
+    table.obs.note_round_over(True)
+    events = frames_of(table, 1, ())
+    assert sorted((e.player, e.pile) for e in events) == [(Player.A, 1), (Player.B, 1)]
+    assert all(e.evidence["before_known"] is True for e in events)
+    assert all(e.t == pytest.approx(came / FPS + SLAP_LEAD_S) for e in events)
+    assert frames_of(table, 5, both) == []  # once: one slap a player a round
+    # a hand that only passed over a pile (one frame) made no slap
+    table = Table(layout)
+    frames_of(table, 1, both[:1])
+    frames_of(table, 10, ())
+    table.obs.note_round_over(True)
+    assert frames_of(table, 1, ()) == []
+
+
 def test_a_player_s_hand_gives_one_slap_a_round(layout: MatLayout) -> None:
     """Slap-eval seed 7013: B's slap was seen on pile 1 (and put on pile 2 by the arbiter);
     B's hand, lying on pile 2 a moment later, was given as a second slap."""
