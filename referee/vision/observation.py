@@ -867,11 +867,13 @@ class Observer:
             found: list[tuple[float, int, float]] = []
             for number, zone in self._pile_zone.items():
                 times = sorted({t for t, p, covers, _ in self._hand_history
-                                if p is player and zone in covers and t > after})
+                                if p is player and zone in covers})
                 start = prev = None
                 for t in [*times, math.inf]:
                     if start is not None and prev is not None and t - prev > VISIT_GAP_S:
-                        if prev - start >= SLAP_STILL_S:
+                        # a visit that began before (the hand that put the last card down and
+                        # stayed) is the lingering hand's, no slap
+                        if start > after and prev - start >= SLAP_STILL_S:
                             found.append((start, int(number), prev))
                             break
                         start = None
@@ -1510,11 +1512,10 @@ class Observer:
                     events.append(Slap(t=other, frame=tracked.frame, player=player, pile=int(number),
                                        evidence={**evidence, "lingering": True}))
                 elif seen.lingering and self._lingering_on_a_pile(player.other):
-                    # both hands lay on piles when the round was known over: each may have
-                    # slapped from there (slap-eval seed 6056 with the model: the last card was
-                    # read surely only once the slapping hands had come, 0.5 s after it was
-                    # played, and neither slap was ever given); both go to the arbiter, timed
-                    # from when each hand came, to be timed by their arms or dropped
+                    # both hands lay on piles from before the round was known over, each
+                    # waiting for the other's slap, so neither was ever given: each may have
+                    # slapped from there; both go to the arbiter, timed from when each hand
+                    # came, to be timed by their arms or dropped
                     seen.slapped = True
                     events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
                                        pile=int(number), evidence={**evidence, "lingering": True}))

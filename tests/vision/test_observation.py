@@ -1165,6 +1165,14 @@ def test_slaps_made_before_the_round_was_known_over_are_given_when_it_is(layout:
     frames_of(table, 10, ())
     table.obs.note_round_over(True)
     assert frames_of(table, 1, ()) == []
+    # nor the hand that put the last card down and stayed a while before it left
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    assert len(table.frame_with({"pile1": "KD"}, hands=both[:1])) == 1
+    frames_of(table, 10, both[:1])
+    frames_of(table, 5, ())
+    table.obs.note_round_over(True)
+    assert frames_of(table, 1, ()) == []
 
 
 def test_a_player_s_hand_gives_one_slap_a_round(layout: MatLayout) -> None:
