@@ -687,10 +687,12 @@ class Arbiter:
         out += [Arbitrated(h.slap) for h in held if all(h is not q for q in pairs)]
         return out
 
-    def _hand_views(self, first_t: float) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | str:
+    def _hand_views(self, first_t: float, piles: set[int]
+                    ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | str:
         """The small views from ``slap_before_frames`` before the first slap (``first_t``) to
-        the last, and the background: each pixel as the kept views before ``first_t`` last
-        showed it free of hands (:func:`~referee.vision.arbitration.hand_free_background`)."""
+        the last, and the background round ``piles``: each pixel as the kept views before
+        ``first_t`` last showed it free of hands
+        (:func:`~referee.vision.arbitration.hand_free_background`)."""
         rows = self._small.rows()
         if len(rows) < 8 or self.geo_small is None:
             return "too few views kept"
@@ -700,7 +702,9 @@ class Arbiter:
         i0 = min(i_bg + self.s.slap_background_frames, len(rows) - 5)
         masks = {k: m for k, _, m in self._hand_masks.rows()}
         before = [(v, masks[k]) for k, t, v in rows if t < first_t and k in masks]
-        background = (ar.hand_free_background([v for v, _ in before], [m for _, m in before])
+        zones = [self.layout.zone(f"pile{n}") for n in sorted(piles) if f"pile{n}" in self._zone_ids]
+        columns = ar.hand_strip_columns(zones, self.geo_small, rows[0][2].shape[1])
+        background = (ar.hand_free_background([v for v, _ in before], [m for _, m in before], columns=columns)
                       if before else rows[i_bg][2])
         return [v for _, _, v in rows[i0:]], np.array([t for _, t, _ in rows[i0:]]), background
 
@@ -712,7 +716,8 @@ class Arbiter:
         slaps = [h.slap for h in held]
         late = any((s.evidence or {}).get("before_known") for s in slaps)
         window = ("seen only when the round was known over, after the hands had gone: their views "
-                  "no longer show them") if late else self._hand_views(min(s.t for s in slaps))
+                  "no longer show them") if late else self._hand_views(min(s.t for s in slaps),
+                                                                       {s.pile for s in slaps})
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
         if isinstance(window, str):
             hands = {s.pile: window for s in slaps}

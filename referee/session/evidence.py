@@ -320,12 +320,14 @@ def _slaps(calibration: Any, frames: dict[int, Frame], slaps: list[Slap], out: R
     small = {k: v for k, (v, _) in kept.items()}
     first_t = min(_seen_t(e) for e in slaps)
     before = [k for k in needed if frames[k].t < first_t]
-    background = (ar.hand_free_background([small[k] for k in before], [kept[k][1] for k in before])
-                  if before else small[oldest])
     geo = out.geometry
     some = next(iter(small.values()))
     full_w = next(iter(out.views.values())).shape[1] if out.views else some.shape[1] * 2
     out.hand_geometry = ar.ViewGeometry(geo.px_per_mm * some.shape[1] / full_w, geo.margin_mm, geo.mat_mm)
+    columns = ar.hand_strip_columns([layout.zone(f"pile{n}") for n in sorted({e.pile for e in slaps})],
+                                    out.hand_geometry, some.shape[1])
+    background = (ar.hand_free_background([small[k] for k in before], [kept[k][1] for k in before],
+                                          columns=columns) if before else small[oldest])
     ks = list(range(first, last + 1))
     views = [small[k] for k in ks]
     times = np.array([frames[k].t for k in ks])

@@ -1294,10 +1294,27 @@ class HandTrack:
         return len(self.times)
 
 
+def _columns(geo: ViewGeometry, x0: float, x1: float, width: int) -> tuple[int, int]:
+    """The view columns between mat x0 and x1."""
+    return (max(0, int(round((x0 + geo.margin_mm) * geo.px_per_mm))),
+            min(width, int(round((x1 + geo.margin_mm) * geo.px_per_mm))))
+
+
+def hand_strip_columns(piles: Sequence[Zone], geometry: ViewGeometry, width: int,
+                       settings: HandSettings | None = None) -> tuple[int, int]:
+    """The view columns :func:`hand_tracks` looks at round ``piles`` (their strips' span):
+    where a background for them is needed (:func:`hand_free_background`'s ``columns``)."""
+    st = settings or HandSettings()
+    xs = [float(p.center[0]) for p in piles]
+    if not xs:
+        return 0, width
+    u0, u1 = _columns(geometry, min(xs) - st.half_width_mm, max(xs) + st.half_width_mm, width)
+    return max(0, u0 - 2), min(width, u1 + 2)
+
+
 def _strip(view: np.ndarray, geo: ViewGeometry, x0: float, x1: float, st: HandSettings) -> np.ndarray:
     """The view between mat x0 and x1 (all rows), shrunk to ``st.px_per_mm``."""
-    u0 = max(0, int(round((x0 + geo.margin_mm) * geo.px_per_mm)))
-    u1 = min(view.shape[1], int(round((x1 + geo.margin_mm) * geo.px_per_mm)))
+    u0, u1 = _columns(geo, x0, x1, view.shape[1])
     crop = view[:, u0:u1]
     f = st.px_per_mm / geo.px_per_mm
     size = (max(1, int(round(crop.shape[1] * f))), max(1, int(round(crop.shape[0] * f))))
@@ -1305,8 +1322,8 @@ def _strip(view: np.ndarray, geo: ViewGeometry, x0: float, x1: float, st: HandSe
 
 
 def hand_free_background(views: Sequence[np.ndarray], hand_masks: Sequence[np.ndarray], *,
-                         grow: int = 4, still_views: int = 4, still_level: float = 10.0,
-                         still_reach: int = 3) -> np.ndarray:
+                         columns: tuple[int, int] | None = None, grow: int = 4, still_views: int = 4,
+                         still_level: float = 10.0, still_reach: int = 3) -> np.ndarray:
     """A background for :func:`hand_tracks` free of hands: each pixel as it looked in the
     latest of ``views`` (oldest first) where no hand lay over it, or where a moving hand's
     blob covered it but it had not changed (by ``still_level`` in any channel, nor anything
@@ -1318,42 +1335,63 @@ def hand_free_background(views: Sequence[np.ndarray], hand_masks: Sequence[np.nd
     round's last play) is not taken for the pile, and a card put there since is in it (the
     tracker counts a pile changed under a hand to the blob of the arm beside it until it has
     settled a while; slap-eval seed 6020), while a hand at rest (a hand lying still is still)
-    and an arm moving in (and its shadow) are not."""
+    and an arm moving in (and its shadow) are not. ``columns``: made only between these view
+    columns (the strips the hands are followed on; the rest is the oldest view's)."""
     if not views or len(views) != len(hand_masks):
         raise ValueError(f"a hand-free background needs views and as many hand masks, got {len(views)} "
                          f"and {len(hand_masks)}")
-    out = np.array(views[0], copy=True)
-    h, w = out.shape[:2]
+    full = np.array(views[0], copy=True)
+    h, full_w = full.shape[:2]
     for view in views:
-        if view.shape != out.shape:
-            raise ValueError(f"a hand-free background needs views of one shape: {view.shape} and {out.shape}")
-    # per view, how many views in a row (up to it) each pixel and its surroundings have not changed over
-    still = np.zeros((len(views), h, w), np.int16)
+        if view.shape != full.shape:
+            raise ValueError(f"a hand-free background needs views of one shape: {view.shape} and "
+                             f"{full.shape}")
+    u0, u1 = (0, full_w) if columns is None else (max(0, columns[0]), min(full_w, columns[1]))
+    if u1 <= u0:
+        return full
+    views = [np.ascontiguousarray(v[:, u0:u1]) for v in views]
+    out = full[:, u0:u1]  # filled in place
+    w = u1 - u0
     reach = np.ones((2 * still_reach + 1, 2 * still_reach + 1), np.uint8)
-    for k in range(1, len(views)):
-        step = cv2.absdiff(views[k], views[k - 1])
-        moved = ((step.max(axis=2) if step.ndim == 3 else step) >= still_level).astype(np.uint8)
-        if still_reach > 0:
-            moved = cv2.dilate(moved, reach)
-        still[k] = np.where(moved == 0, still[k - 1] + 1, 0)
-    todo = np.ones((h, w), np.uint8)
     kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
+    moved_at: dict[int, np.ndarray] = {}
+
+    def moved(k: int) -> np.ndarray:
+        """Where view ``k`` differs from view ``k - 1`` (or lies within ``still_reach`` of that)."""
+        if k not in moved_at:
+            step = cv2.absdiff(views[k], views[k - 1])
+            if step.ndim == 3:  # the largest change of any channel (OpenCV's max: numpy's is slow here)
+                channels = cv2.split(step)
+                step = channels[0]
+                for c in channels[1:]:
+                    step = cv2.max(step, c)
+            m = (step >= still_level).astype(np.uint8)
+            moved_at[k] = cv2.dilate(m, reach) if still_reach > 0 else m
+        return moved_at[k]
 
     def grown(cells: np.ndarray) -> np.ndarray:
+        """The cells grown by ``grow``, at the view's size, between ``columns``."""
         cells = cells.astype(np.uint8)
         if grow > 0:
             cells = cv2.dilate(cells, kernel)
-        return cv2.resize(cells, (w, h), interpolation=cv2.INTER_NEAREST) > 0
+        return cv2.resize(cells, (full_w, h), interpolation=cv2.INTER_NEAREST)[:, u0:u1] > 0
 
-    for k in range(len(views) - 1, -1, -1):
+    todo = np.ones((h, w), bool)
+    for k in range(len(views) - 1, -1, -1):  # the latest first: each pixel from the latest view free there
         mask = np.asarray(hand_masks[k])
-        free = ~grown(mask > 0) | ((still[k] >= still_views) & ~grown(mask == 1))
-        take = (todo > 0) & free
-        cv2.copyTo(views[k], take.view(np.uint8), out)  # in place, as out[take] = views[k][take]
-        todo[take] = 0
+        free = ~grown(mask > 0)
+        under_moving = todo & ~free & ~grown(mask == 1)
+        if k >= still_views and under_moving.any():
+            changed = np.zeros((h, w), np.uint8)
+            for j in range(k - still_views + 1, k + 1):  # unchanged over the last ``still_views`` steps
+                changed |= moved(j)
+            free |= under_moving & (changed == 0)
+        take = todo & free
+        np.copyto(out, views[k], where=take[..., None] if out.ndim == 3 else take)  # into ``full``
+        todo &= ~take
         if not todo.any():
             break
-    return out
+    return full
 
 
 def _ridges(img: np.ndarray, fg: np.ndarray, moving: np.ndarray | None = None) -> np.ndarray:

@@ -386,6 +386,9 @@ def test_a_hand_free_background_has_the_card_put_under_a_hand_and_no_hand() -> N
     # without the stillness, the pile is taken from before the hand came: the old card
     by_masks_alone = ar.hand_free_background(views, masks, grow=0, still_views=99)
     assert np.array_equal(by_masks_alone[20:40, 20:40], old_card)
+    # made only between given columns (the hands' strips), the same there
+    part = ar.hand_free_background(views, masks, grow=0, columns=(10, 50))
+    assert np.array_equal(part[:, 10:50], bg[:, 10:50]) and np.array_equal(part[:, 50:], views[0][:, 50:])
     # a mask at another resolution covers the same area
     halved = [m[::2, ::2] for m in masks]
     assert np.array_equal(ar.hand_free_background(views, halved, grow=0)[22:38, 22:38], new_card[2:18, 2:18])
@@ -396,6 +399,17 @@ def test_a_hand_free_background_has_the_card_put_under_a_hand_and_no_hand() -> N
 
 def _empty_track() -> ar.CardTrack:
     return ar.CardTrack(np.zeros(0), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+
+
+def test_the_hands_strips_span_the_slapped_piles_columns() -> None:
+    c = clip("race-4f")
+    width = c.views[0].shape[1]
+    one = ar.hand_strip_columns([c.layout.zone("pile1")], c.geo, width)
+    both = ar.hand_strip_columns([c.layout.zone("pile1"), c.layout.zone("pile2")], c.geo, width)
+    x = float(c.layout.zone("pile1").center[0])
+    assert abs(one[0] - ((x - 110 + 40) * 1.5 - 2)) <= 1 and abs(one[1] - ((x + 110 + 40) * 1.5 + 2)) <= 1
+    assert both[0] == one[0] and both[1] > one[1]
+    assert ar.hand_strip_columns([], c.geo, width) == (0, width)
 
 
 @pytest.mark.parametrize(("call", "message"), [
