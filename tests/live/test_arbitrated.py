@@ -304,6 +304,11 @@ def test_two_slaps_seen_on_two_piles_go_to_the_pile_the_hands_cover() -> None:
     out = arbiter._slapped_piles([b, a], hands)
     assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
     assert "covered 100% of pile 2's core" in (out[0].evidence or {})["pile_from_hands"]
+    # seed 7002: the slapped pile's core 88 % covered (specks of a hovering hand in the
+    # background), the other 32 %: the slapped one all the same
+    hands = {1: tracks(1724.0, {Player.B: 264.0}), 2: tracks(4716.0, {Player.A: 3736.0, Player.B: 624.0})}
+    out = arbiter._slapped_piles([b, a], hands)
+    assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
     # one hand on each pile, each core covered: they stay (slap-different)
     hands[1] = tracks(5320.0, {Player.A: 4000.0, Player.B: 0.0})
     assert arbiter._slapped_piles([b, a], hands) == [b, a]
