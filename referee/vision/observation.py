@@ -859,44 +859,37 @@ class Observer:
     def _visits_after(self, after: float) -> list[tuple[int, Player, float, float]]:
         """Each player's first visit to a spit pile (pile, player, came, left) in the hand
         memory that began after ``after`` and lasted at least ``SLAP_STILL_S``: a slap made
-        before the round was known over (slap-eval seed 6056 with the model: the last card was
-        read surely only 1.4 s after it was played, when the slapping hands had gone, and no
-        slap was seen)."""
+        before the round was known over (the last card read surely only after the slapping
+        hands had gone). A visit that began before (the hand that put the last card down and
+        stayed) is the lingering hand's, no slap."""
         out = []
         for player in (Player.A, Player.B):
-            found: list[tuple[float, int, float]] = []
-            for number, zone in self._pile_zone.items():
-                times = sorted({t for t, p, covers, _ in self._hand_history
-                                if p is player and zone in covers})
-                start = prev = None
-                for t in [*times, math.inf]:
-                    if start is not None and prev is not None and t - prev > VISIT_GAP_S:
-                        # a visit that began before (the hand that put the last card down and
-                        # stayed) is the lingering hand's, no slap
-                        if start > after and prev - start >= SLAP_STILL_S:
-                            found.append((start, int(number), prev))
-                            break
-                        start = None
-                    if start is None:
-                        start = t
-                    prev = t
-            if found:
-                came, number, left = min(found)
-                out.append((number, player, came, left))
+            found = [next(((came, number, left) for came, left in self._visits(zone, player)
+                           if came > after and left - came >= SLAP_STILL_S), None)
+                     for number, zone in self._pile_zone.items()]
+            first = min((f for f in found if f is not None), default=None)
+            if first is not None:
+                came, number, left = first
+                out.append((int(number), player, came, left))
         return out
+
+    def _visits(self, zone: str, player: Player) -> list[tuple[float, float]]:
+        """The spells (came, left) a hand of ``player`` covered ``zone`` in the hand memory,
+        oldest first: frames no more than ``VISIT_GAP_S`` apart are one visit."""
+        times = sorted({t for t, p, covers, _ in self._hand_history if p is player and zone in covers})
+        visits: list[tuple[float, float]] = []
+        for t in times:
+            if visits and t - visits[-1][1] <= VISIT_GAP_S:
+                visits[-1] = (visits[-1][0], t)
+            else:
+                visits.append((t, t))
+        return visits
 
     def _over_since(self, zone: str, player: Player) -> float:
         """When a hand of ``player`` came over ``zone`` and has covered it in every frame
         since (as far as the hand memory goes back)."""
-        times = sorted({t for t, p, covers, _ in self._hand_history if p is player and zone in covers})
-        if not times:
-            return -math.inf
-        since = times[-1]
-        for earlier in reversed(times[:-1]):
-            if since - earlier > VISIT_GAP_S:
-                break
-            since = earlier
-        return since
+        visits = self._visits(zone, player)
+        return visits[-1][0] if visits else -math.inf
 
     def rename(self, zone: str, old: str, new: str) -> None:
         """The referee's word that the card believed to be ``old`` in ``zone`` (a stock slot or
