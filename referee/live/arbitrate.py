@@ -232,7 +232,7 @@ class ViewRing:
                 if first_frame is None or self._frames[i] >= first_frame]
 
 
-def _track(tracks: dict[Player, ar.HandTrack] | str, player: Player) -> ar.HandTrack | None:
+def _hand_track_of(tracks: dict[Player, ar.HandTrack] | str, player: Player) -> ar.HandTrack | None:
     """``player``'s hand track round a pile (None: not followed)."""
     return None if isinstance(tracks, str) else tracks.get(player)
 
@@ -861,7 +861,7 @@ class Arbiter:
                     errors[s.player] = str(exc)
 
         def usable(s: Slap) -> float | None:
-            return self._slap_stop(s, contacts.get(s.player), tracked, _track(tracks, s.player))
+            return self._slap_stop(s, contacts.get(s.player), tracked, _hand_track_of(tracks, s.player))
 
         slaps = self._without_lingering(slaps, contacts, errors, tracked)
         order = sorted(slaps, key=lambda s: s.t)
