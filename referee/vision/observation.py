@@ -675,12 +675,15 @@ class Observer:
         # illegal-rank waited 0.23 s for it)
         top = self._find_departure(reading.label)
         holder = (top.player, top.slot) if top is not None else self._holder(reading.label)
-        skip = {d.player for d in candidates}
+        # a card the arbiter followed from a slot that is still busy to where it lies still,
+        # under the new top, is known to have left: as good as a departure
+        beneath = self._carried_beneath(change, reading, exclude=holder)
+        skip = {d.player for d in candidates} | {player for player, _ in beneath.values()}
         together: set[str] = set()
         if holder is not None:
             skip.add(holder[0])
             together = self._grabbed_with(holder, top, change, reading, since, tracked, settling)
-        if candidates:
+        if candidates or beneath:
             # a card that left a slot may lie underneath already (no need to wait for more slots
             # of its player), or its arm only passed over this pile on the way to the other one:
             # while that pile is busy, wait for it (its change, explained first, takes the card if
@@ -692,8 +695,34 @@ class Observer:
             # a player with neither a card that left nor the new top may have put a card
             # between: their busy slots are waited for all the same (game 5002: A, B, A onto one
             # pile in one busy spell; B's card was lost)
-            return busy | together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
-        return together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
+            slots = together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
+            return busy | self._not_elsewhere(change, slots)
+        return self._not_elsewhere(change, together | self._busy_slots(change, reading, since, tracked,
+                                                                       settling, skip=skip))
+
+    def _not_elsewhere(self, change: ZoneChange, slots: set[str]) -> set[str]:
+        """``slots`` less those whose card the arbiter's follows place elsewhere when the pile
+        settled by its carry (``change.elsewhere``: still outside the pile, or in a hand): not
+        beneath its new top (fixture two-cards: 0.1 s for a slot A's arm lay over)."""
+        return {z for z in slots if self.state.tops.get(z) not in change.elsewhere}
+
+    def _carried_beneath(self, change: ZoneChange, reading: ZoneReading,
+                         exclude: tuple[Player, int] | None = None) -> dict[str, tuple[Player, int]]:
+        """The cards a pile settled by its carry holds beneath its new top (``change.beneath``:
+        the arbiter followed each from its slot to where it lies still on this pile) whose slots
+        are still busy, showing them: card -> (player, slot). Their departures are known
+        before their slots settle, so the pile need not wait for those slots (race seed 6060:
+        0.23 s, A's arm back over its slots). Only the other player's cards (``exclude``: the
+        new top's slot): a second card in the hand that put the top down may be found on the
+        pile while it is above it (game 5009), so that player's slots are waited for as before."""
+        out: dict[str, tuple[Player, int]] = {}
+        for card in sorted(change.beneath):
+            if card == reading.label or card in change.elsewhere:
+                continue
+            holder = self._holder(card, exclude)
+            if holder is not None and (exclude is None or holder[0] is not exclude[0]):
+                out[card] = holder
+        return out
 
     def may_settle_by_carry(self, slot_zone: str, card: str, tracked: TrackedFrame,
                             beneath: Collection[str] = (), elsewhere: Collection[str] = ()) -> bool:
@@ -1269,17 +1298,27 @@ class Observer:
                   and not self._maybe_elsewhere(d, change.zone) and d.card not in change.elsewhere
                   and d.card not in {waiting.label for _, waiting, _ in self._waiting}]  # on top there
         top_source = self._source_of(new, change)
+        top_slot = None if top_source is None else (top_source[0], top_source[1])
+        carried = self._carried_beneath(change, reading, exclude=top_slot)
         under_t = t - 1.0 / 30
+        arrivals: list[tuple[str, Player, int, float | None]] = []  # card, player, slot, start
         for dep in sorted(hidden, key=lambda d: d.start):
             if top_source is not None and dep.player is top_source[0] and dep.slot == top_source[1]:
                 continue
             dep.used = True
-            pile.append(_PileCard(dep.card, dep.player, dep.slot))
+            arrivals.append((dep.card, dep.player, dep.slot, dep.start))
+        for card_under, (player, slot) in carried.items():
+            if any(a[0] == card_under for a in arrivals):
+                continue
+            self._gone_before_settled.add((card_under, player, slot))  # its slot settles later
+            arrivals.append((card_under, player, slot, None))
+        for card_under, player, slot, start in arrivals:
+            pile.append(_PileCard(card_under, player, slot))
             # it touched before the top card, and about a carry after it left its slot
-            touched = min(under_t, dep.start + PLAY_CARRY_S)
-            events.append(Play(t=touched, frame=change.frame, player=dep.player, start=dep.start,
-                               slot=dep.slot, pile=pile_n,
-                               hand=self._hand_of(dep.player, dep.start, dep.slot), card=Card.parse(dep.card),
+            touched = under_t if start is None else min(under_t, start + PLAY_CARRY_S)
+            events.append(Play(t=touched, frame=change.frame, player=player, start=start,
+                               slot=slot, pile=pile_n,
+                               hand=self._hand_of(player, start, slot), card=Card.parse(card_under),
                                evidence=self._evidence(change, reading, since, underneath=True,
                                                        layering="under " + new)))
         card = Card.parse(new)

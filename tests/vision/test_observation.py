@@ -50,7 +50,8 @@ class Table:
                    unsettled: tuple[str, ...] = (), hand_over: bool = False, confidence: float = 1.0,
                    before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6,
                    kept: tuple[str, ...] = (), carried: bool = False,
-                   beneath: frozenset[str] = frozenset(), runner_up: tuple[str, float] | None = None,
+                   beneath: frozenset[str] = frozenset(), elsewhere: frozenset[str] = frozenset(),
+                   runner_up: tuple[str, float] | None = None,
                    guess: str | None = None, showing_number: tuple[str, ...] = ()) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
         ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
@@ -58,7 +59,8 @@ class Table:
         ``unsettled`` zones still busy (those in ``kept`` showing, where no hand covers them, the
         card that lay there; each busy since the frame in ``self.busy_since``, if there);
         ``carried``: the changes settled by a carried landing (ZoneChange.carried), with the
-        cards followed to the zone ``beneath``; ``runner_up``: the identity each reading put second;
+        cards followed to the zone ``beneath`` and those the follows place ``elsewhere``;
+        ``runner_up``: the identity each reading put second;
         ``guess``: for a card not read surely (``card``), the identity it was read as;
         ``showing_number``: zones whose printed number shows when they settle (not occupied)."""
         changes = changes or {}
@@ -80,7 +82,7 @@ class Table:
         made = tuple(ZoneChange(z, self.frame, t, z not in showing_number, True,
                                 self.busy_since.get(z, self.frame - 5), 20.0,
                                 hand_over or carried, self.frame - 3, t - 3 / FPS, carried,
-                                beneath=beneath) for z in changes)
+                                elsewhere=elsewhere, beneath=beneath) for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
         second, second_confidence = runner_up or (None, 0.0)
         readings = {z: ZoneReading(z, lab, confidence, self.frame, t, runner_up=second,
@@ -1270,6 +1272,46 @@ def test_a_card_seen_on_a_pile_settled_by_a_carry_is_not_taken_for_one_under_the
                             beneath=frozenset({"4D"})) == []  # waits for pile 2
     events = table.frame_with({"pile2": "JS"}, hands=hands, unsettled=("A.stock4",))
     assert sorted((e.pile, str(e.card)) for e in events) == [(1, "10C"), (1, "4D"), (2, "JS")]
+
+
+def test_a_card_followed_under_a_pile_settled_by_its_carry_needs_no_wait_for_its_slot(
+        layout: MatLayout) -> None:
+    """Race seed 6060: B's 8H, followed from its slot, lies still on pile 1 with A's 10C
+    followed there first, while A's arm lies back over A's slots. The pile need not wait for
+    A's slot to settle (0.23 s): the follows say 10C left it and lies underneath. When A's
+    slot settles later, its departure is already explained."""
+    table = Table(layout)
+    both = (hand(Player.A, "pile1", "A.stock1", "A.stock2"), hand(Player.B, "pile1", "B.stock2"))
+    busy = ("A.stock1", "A.stock2", "B.stock2")
+    events = table.frame_with({"pile1": "QC"}, hands=both, unsettled=busy, carried=True,
+                              beneath=frozenset({"4D"}))
+    assert [(e.player, getattr(e, "slot", None), str(e.card), e.evidence["underneath"] is True)
+            for e in events] == [(Player.A, 1, "4D", True), (Player.B, 2, "QC", False)]
+    assert events[0].t < events[1].t
+    assert table.frame_with({"A.stock1": "back"}, unsettled=("A.stock2", "B.stock2"), busy_frames=1) == []
+    assert table.frame_with({"B.stock2": "back"}, unsettled=("A.stock2",), busy_frames=1) == []
+    # not settled by a carry (nothing followed beneath): the pile waits for A's slots
+    table = Table(layout)
+    assert table.frame_with({"pile1": "QC"}, hands=both, unsettled=busy) == []
+
+
+def test_a_second_card_of_the_top_s_own_hand_followed_beneath_is_still_waited_for(layout: MatLayout) -> None:
+    """A card of the player who put the top down, found on the pile by the follows, may be in
+    the same hand above it (game 5009): that player's busy slot grabbed with the top's is
+    waited for as before, unless the follows place its card elsewhere (fixture two-cards: 0.1 s
+    for a slot A's arm lay over, its card still there)."""
+    for where, waits in (({"beneath": frozenset({"4D"})}, True), ({"elsewhere": frozenset({"4D"})}, False)):
+        table = Table(layout)
+        on = (hand(Player.A, "pile1", "A.stock1", "A.stock2"),)
+        grabbed = table.frame + 2
+        table.busy_since["A.stock1"] = grabbed - 1  # one hand took KD and 4D
+        assert table.frame_with({"A.stock2": "back"}, hands=on, unsettled=("A.stock1", "pile1")) == []
+        events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1",), carried=True,
+                                  **where)  # type: ignore[arg-type]
+        if waits:
+            assert events == []
+        else:
+            assert [(e.player, str(e.card)) for e in events] == [(Player.A, "KD")]
 
 
 def _busy_frame(table: Table, busy: dict[str, int]) -> TrackedFrame:
