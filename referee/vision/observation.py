@@ -695,16 +695,10 @@ class Observer:
             # a player with neither a card that left nor the new top may have put a card
             # between: their busy slots are waited for all the same (game 5002: A, B, A onto one
             # pile in one busy spell; B's card was lost)
-            slots = together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
-            return busy | self._not_elsewhere(change, slots)
-        return self._not_elsewhere(change, together | self._busy_slots(change, reading, since, tracked,
-                                                                       settling, skip=skip))
-
-    def _not_elsewhere(self, change: ZoneChange, slots: set[str]) -> set[str]:
-        """``slots`` less those whose card the arbiter's follows place elsewhere when the pile
-        settled by its carry (``change.elsewhere``: still outside the pile, or in a hand): not
-        beneath its new top (fixture two-cards: 0.1 s for a slot A's arm lay over)."""
-        return {z for z in slots if self.state.tops.get(z) not in change.elsewhere}
+            return busy | together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
+        # (a slot of the top's player whose card the follows place elsewhere is waited for all
+        # the same: in game 5014 that wait let B's AD, put under 3D by one hand, be found)
+        return together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
 
     def _carried_beneath(self, change: ZoneChange, reading: ZoneReading,
                          exclude: tuple[Player, int] | None = None) -> dict[str, tuple[Player, int]]:
