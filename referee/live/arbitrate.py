@@ -22,9 +22,13 @@ What it does, only when the observer gives a play (a pile settled), a move or sl
   ``min_quality``, within ``max_shift_s`` of the observer's time, before the zone settled;
   for a card found underneath, any time after it left its slot up to ``max_shift_s`` past the
   observer's, which is only a bound; for a pile busy longer than ``max_shift_s`` before it
-  settled, as when a hand lingers over it, any time while it was busy, after the card left)
+  settled, as when a hand lingers over it, any time while it was busy, after the card left;
+  any time after the card left and before the pile's busy spell began, when the track found
+  the card on the pile through the views between: its earlier settle was misread)
   replaces the observer's ``t``; the estimate goes into
-  the event's evidence either way, and ``start`` becomes the instant the track first moves;
+  the event's evidence either way, and ``start`` becomes the instant the track first moves.
+  A face whose first view leaves the kept views keeps its follow's finished track when its
+  card had left the slot, for a play explained later that ends where that track does;
 - **races** (one pile change that gives two plays by different players, the observer's card
   underneath first): both cards' tracks, the layering of the settled pile and the recognised
   top card go to :func:`~referee.vision.arbitration.decide_first_touch`; the plays are given
@@ -95,6 +99,10 @@ class ArbiterSettings:
     #: ``landing_from_mm`` from where it lay in its slot
     landing_score: float = 0.5
     landing_from_mm: float = 40.0
+    #: a play's estimate earlier than the busy spell whose settle gave it counts when its track
+    #: found the card on the pile in this share of the views between, and at least this many
+    on_pile_share: float = 0.8
+    on_pile_views: int = 4
     #: another card found moving this far since the view before is in a hand, not under the
     #: landing card
     landing_carried_mm: float = 10.0
@@ -134,6 +142,9 @@ class _Face:
     #: view is no longer kept)
     follow: ar.CardFollow | None = None
     landed: bool = False  # given as a carried landing (once)
+    #: the follow's track, finished when its first view was no longer kept, for a card that
+    #: had left its slot (a play explained only later still has its trajectory)
+    kept_track: ar.CardTrack | None = None
 
 
 @dataclass(frozen=True)
@@ -312,6 +323,7 @@ class Arbiter:
                 if face.follow is None:
                     continue
                 if face.frame < oldest:
+                    face.kept_track = self._finished(face.follow)
                     face.follow = None
                     continue
                 try:
@@ -320,6 +332,22 @@ class Arbiter:
                     log.warning("stopped following %s's face from frame %d at frame %d", face.label,
                                 face.frame, frame, exc_info=True)
                     face.follow = None
+
+    def _finished(self, follow: ar.CardFollow) -> ar.CardTrack | None:
+        """A follow whose first view is no longer kept, finished (toward the spit pile where its
+        card was last found) when the card left its slot; None for a card that stayed there (an
+        arm passed over it), which is the most of them."""
+        last = follow.last_found_centre
+        x0, y0 = follow.first_centre
+        if last is None or math.hypot(last[0] - x0, last[1] - y0) < self.s.landing_from_mm:
+            return None
+        pile = self._pile_at(*last)
+        toward = None if pile is None else tuple(map(float, self.layout.zone(pile).center))
+        try:
+            return follow.track(toward)
+        except Exception:  # as in _follow_cards: without it the play is timed by its zone
+            log.warning("could not finish a follow whose first view is gone", exc_info=True)
+            return None
 
     @property
     def memory_bytes(self) -> int:
@@ -492,15 +520,31 @@ class Arbiter:
         if isinstance(face, str):
             return _Estimate(None, face)
         window = self._window(face.frame)
-        if window is None:
+        if window is None and not self._ends_at(face.kept_track, toward):
             return _Estimate(None, "the view of the slot before the card left is no longer kept", face=face)
-        views, times = window
-        track = self._track(face, views, times, 0, toward)
+        if window is None and face.kept_track is not None:  # finished when its first view left
+            track, n_views = face.kept_track, len(face.kept_track)
+        else:
+            views, times = window
+            track, n_views = self._track(face, views, times, 0, toward), len(views)
         left = _departure(track, 0)
         try:
-            return _Estimate(ar.estimate_contact(track), track=track, face=face, views=len(views), left=left)
+            return _Estimate(ar.estimate_contact(track), track=track, face=face, views=n_views, left=left)
         except ValueError as exc:
-            return _Estimate(None, str(exc), track=track, face=face, views=len(views), left=left)
+            return _Estimate(None, str(exc), track=track, face=face, views=n_views, left=left)
+
+    def _ends_at(self, track: ar.CardTrack | None, toward: tuple[float, float]) -> bool:
+        """Whether a kept track was last found where its play or move ends (within
+        ``landing_from_mm`` of ``toward``): an old face whose follow ran off with an arm, or
+        lost its card on the way, says nothing of a card explained much later (game 5015 at
+        1280x720: a face 2.7 s old gave a play that start, and a false F_TWO_CARDS)."""
+        if track is None:
+            return False
+        last = track.last_found()
+        if last is None:
+            return False
+        x, y = map(float, track.centres_mm[last])
+        return math.hypot(x - toward[0], y - toward[1]) <= self.s.landing_from_mm
 
     def _track(self, face: _Face, views: list[np.ndarray], times: np.ndarray, start: int,
                toward: tuple[float, float]) -> ar.CardTrack:
@@ -527,7 +571,24 @@ class Arbiter:
             # the pile was busy long (a hand lingered, and its settle came late): the card
             # touched while it was busy, after it left its slot
             return after_left and c.t >= busy_from
+        if isinstance(busy_from, (int, float)) and isinstance(ev, Play) and est.track is not None \
+                and c.t < busy_from and self._lay_on_pile(est.track, f"pile{ev.pile}", c.t, busy_from):
+            # the card lay on its pile, followed there, before the busy spell whose settle
+            # gave the play (the pile's earlier settle was misread: model seed 6056, the play
+            # seen only under the slapping hands, 0.5 s late)
+            return after_left
         return abs(c.t - ev.t) <= self.s.max_shift_s
+
+    def _lay_on_pile(self, track: ar.CardTrack, pile: str, touched: float, until: float) -> bool:
+        """Whether ``track`` found its card on ``pile`` in nearly every view from just after
+        ``touched`` to ``until`` (at least ``on_pile_views`` views)."""
+        times = np.asarray(track.times)
+        views = np.flatnonzero((times > touched + 0.1) & (times <= until))
+        if len(views) < self.s.on_pile_views:
+            return False
+        on = sum(1 for i in views if np.isfinite(track.centres_mm[i]).all()
+                 and self._pile_at(*map(float, track.centres_mm[i])) == pile)
+        return on >= self.s.on_pile_share * len(views)
 
     def _single(self, ev: Play | Move, tracked: TrackedFrame) -> TableEvent:
         t0 = time.perf_counter()

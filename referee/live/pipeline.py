@@ -271,6 +271,8 @@ class Referee:
         else:
             items = [Arbitrated(ev) for ev in events]
         for item in items:
+            if isinstance(item.event, Play):
+                self.observer.retimed_play(item.event.frame, str(item.event.card), item.event.t)
             self._judge(item.event, result, item=item)
         self._tell_observer()
         if self.drift_every and frame.index % self.drift_every == self.drift_every - 1:

@@ -122,6 +122,8 @@ SECOND_HAND_MM2 = 6000.0
 LEFT_LAG_S = 0.1
 #: A slapping hand is seen over the pile this long before it lands.
 SLAP_LEAD_S = 0.11
+#: How many of the latest plays' times are kept (``Observer.retimed_play``).
+RECENT_PLAYS = 8
 #: A departure and an arrival belong together within this many seconds.
 PAIR_WINDOW_S = 2.5
 #: A zone that settled under a still hand is believed only for a card read at least this surely
@@ -308,6 +310,7 @@ class Observer:
         self._read_as: dict[str, set[str]] = {}
         self._last_hands: tuple[HandBlob, ...] = ()
         self._last_play_t = -math.inf  # the latest play given
+        self._play_times: dict[tuple[int | None, str], float] = {}  # the recent plays: (frame, card) -> t
         self.dealing: set[Player] = set()  # players whose new layout is awaited
         self.slots = 5
         self._dealt_quiet: dict[Player, float] = {}  # latest quiet time of a dealt slot
@@ -434,8 +437,25 @@ class Observer:
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
         out = self._hold_spits(tracked, self._hold_behind_unread(events))
+        for e in out:
+            if isinstance(e, Play):
+                self._play_times[(e.frame, str(e.card))] = e.t
+        while len(self._play_times) > RECENT_PLAYS:
+            del self._play_times[next(iter(self._play_times))]
         self._last_play_t = max([self._last_play_t, *(e.t for e in out if isinstance(e, Play))])
         return out
+
+    def retimed_play(self, frame: int | None, card: str, t: float) -> None:
+        """The referee timed the play this observer gave at ``frame`` with ``card`` at ``t``
+        (its touch from the card's carry): the last play's time, which tells a hand that
+        lingers from one that slaps, follows it. Model seed 6056: the last card, read only
+        under the slapping hands, was given 0.5 s late, and both slaps were taken for hands
+        that had lingered since before it."""
+        key = (frame, card)
+        if key not in self._play_times or self._play_times[key] == t:
+            return
+        self._play_times[key] = t
+        self._last_play_t = max(self._play_times.values())
 
     def _piles_awaited(self, tracked: TrackedFrame, settling: Collection[str]) -> set[str]:
         """The piles settling now that a waiting pile change waits for: it goes right after

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from referee.events import Call, CallKind, Play, Slap, TableEvent, Verdict
@@ -285,7 +286,6 @@ def test_slaps_on_different_piles_keep_their_piles() -> None:
 def test_two_slaps_seen_on_two_piles_go_to_the_pile_the_hands_cover() -> None:
     # seed 6013: both slapped pile 2; B was seen on pile 1 (one blob, its tip there), and the
     # hands' split gave each hand less than 1500 mm^2 of its own pile: the covered cores decide
-    import numpy as np
 
     from referee.live.arbitrate import Arbiter
     from referee.vision.tracking import ZoneTracker
@@ -318,7 +318,6 @@ def test_a_hand_that_hovered_over_the_pile_is_timed_where_its_arm_came_down() ->
     # seed 7001: A's hand stayed over pile 1 after its last play (seen there at 1.077 s) and
     # slapped at 1.556, B at 1.491; A's stop (0.47 s after it was seen) was refused and both
     # slaps were put at the middle, 1.284 s
-    import numpy as np
 
     from referee.live.arbitrate import Arbiter
     from referee.vision.tracking import TrackedFrame, ZoneTracker
@@ -386,6 +385,76 @@ def test_a_card_underneath_takes_its_touch_from_its_carry_well_before_the_observ
     assert not arbiter._usable(estimate(2.3), lingered, now)  # well after the settle
     assert not arbiter._usable(estimate(1.6, left=1.65), lingered, now)  # before it left its slot
     assert not arbiter._usable(estimate(1.6), replace(play, evidence={"since_t": 1.8}), now)  # busy briefly
+
+
+def test_a_play_seen_late_takes_its_carry_when_its_card_lay_on_the_pile_before_the_busy_spell() -> None:
+    """Model seed 6056: the pile's settle after the last card landed was misread, and the play
+    was given only when the pile settled again under the slapping hands, 0.5 s late. Its
+    track found the card lying on the pile from its touch until that busy spell: the carry's
+    time counts. A track that did not find it there does not."""
+    from referee.cards import Card
+    from referee.live.arbitrate import Arbiter, _Estimate
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(cal))
+    now = TrackedFrame(100, 3.3, {}, (), ())
+    late = Play(t=1.38, frame=47, player=Player.A, start=0.45, slot=5, pile=1, card=Card.parse("7S"),
+                evidence={"since_t": 1.3})
+    pile = tuple(map(float, cal.layout.zone("pile1").center))
+    slot = tuple(map(float, cal.layout.zone("A.stock5").center))
+    times = np.arange(10, 48) / 30.0
+
+    def track(on_pile_from: float, found: bool = True) -> ar.CardTrack:
+        at = np.array([pile if t >= on_pile_from else slot for t in times])
+        if not found:
+            at[times >= on_pile_from] = np.nan
+        return ar.CardTrack(times, at, np.zeros(len(times)), np.full(len(times), 0.8), Player.A, "7S")
+
+    def estimate(t: float, tr: ar.CardTrack) -> _Estimate:
+        return _Estimate(ar.ContactEstimate(t, 0.02, 12, 0.3, "test"), track=tr, left=0.52)
+
+    assert arbiter._usable(estimate(0.92, track(0.92)), late, now)
+    assert not arbiter._usable(estimate(0.92, track(0.92, found=False)), late, now)  # lost: not seen there
+    assert not arbiter._usable(estimate(0.92, track(1.25)), late, now)  # elsewhere most of the time
+    assert not arbiter._usable(estimate(0.92, track(0.92)), replace(late, evidence={}), now)
+
+
+def test_a_play_whose_first_view_is_no_longer_kept_keeps_its_follow_s_track() -> None:
+    """A face's follow is finished when its first view leaves the kept views, if its card had
+    left the slot: a play explained only later (its pile's change seen late) still has its
+    trajectory; a card that stayed in its slot keeps nothing."""
+    from referee.live.arbitrate import Arbiter, ArbiterSettings
+    from referee.vision.tracking import ZoneTracker
+
+    fixture = FIXTURES / "illegal-rank"
+    cal = load_calibration(fixture / "calibration.yaml")
+    tracker = ZoneTracker(cal)
+    arbiter = Arbiter(tracker, ArbiterSettings(history_frames=20))
+    kept: list[tuple[str, ar.CardTrack | None]] = []
+    with open_video(fixture / "video.mp4") as source:
+        for frame in source:
+            tracked = tracker.update(frame.image, frame.t)
+            before = {id(f): f for faces in arbiter._faces.values() for f in faces if f.follow is not None}
+            arbiter.observe(tracker, tracked, {z: lab for z, lab in _tops(fixture).items()})
+            kept += [(f.label, f.kept_track) for f in before.values() if f.follow is None]
+    moved = {label: t for label, t in kept if t is not None}
+    assert "KD" in moved and len(moved["KD"]) == 20  # A's KD, carried to pile 1
+    assert any(t is None for _, t in kept)  # faces of cards that never left their slots
+    est = arbiter._estimate(Player.A, 2, "KD", 99.0, tuple(map(float, cal.layout.zone("pile1").center)))
+    assert est.track is moved["KD"] and est.views == 20
+    # ... but only for a play that ends where the track does (game 5015: a face 2.7 s old,
+    # whose follow had lost its card on the way, gave a much later play its start)
+    est = arbiter._estimate(Player.A, 2, "KD", 99.0, tuple(map(float, cal.layout.zone("pile2").center)))
+    assert est.contact is None and "no longer kept" in est.error
+
+
+def _tops(fixture: Path) -> dict[str, str]:
+    """What lay on each zone at the fixture's start (its first frame's truth)."""
+    from referee.sim.truth import read_frames
+
+    first = next(iter(read_frames(fixture / "frames.jsonl.gz")))
+    return {c["tag"]: c["card"] for c in first["cards"] if not c.get("face_down")}
 
 
 def test_a_card_underneath_with_no_contact_estimate_is_timed_a_carry_after_its_track_left() -> None:

@@ -1177,6 +1177,27 @@ def test_slaps_made_before_the_round_was_known_over_are_given_when_it_is(layout:
     assert frames_of(table, 1, ()) == []
 
 
+def test_a_slap_before_the_round_was_known_over_counts_from_the_last_play_as_the_referee_timed_it(
+        layout: MatLayout) -> None:
+    """Model seed 6056: the last card was read only under B's slapping hand, and given 0.5 s
+    late; B's hand, which came before that, was taken for one lingering since before the play.
+    The referee timed the play from its card's carry, before B's hand came: the slap is B's."""
+    for retimed in (False, True):
+        table = Table(layout)
+        b_hand = (hand_at(Player.B, (310.0, 190.0), "pile1"),)
+        table.frame_with({"A.stock2": "back"})  # KD left A's slot
+        came = table.frame + 1
+        assert frames_of(table, 12, b_hand) == []
+        plays = table.frame_with({"pile1": "KD"}, hands=b_hand, busy_frames=1)
+        assert [str(e.card) for e in plays] == ["KD"] and plays[0].t > came / FPS
+        if retimed:
+            table.obs.retimed_play(plays[0].frame, "KD", came / FPS - 0.5)
+        frames_of(table, 5, ())  # the hand gone
+        table.obs.note_round_over(True)
+        events = frames_of(table, 1, ())
+        assert [(type(e), e.player) for e in events] == ([(Slap, Player.B)] if retimed else [])
+
+
 def test_a_player_s_hand_gives_one_slap_a_round(layout: MatLayout) -> None:
     """Slap-eval seed 7013: B's slap was seen on pile 1 (and put on pile 2 by the arbiter);
     B's hand, lying on pile 2 a moment later, was given as a second slap."""
