@@ -309,7 +309,6 @@ class Observer:
         #: per stock slot, the identities its face-up card has been read as (``_same_card``)
         self._read_as: dict[str, set[str]] = {}
         self._last_hands: tuple[HandBlob, ...] = ()
-        self._last_play_t = -math.inf  # the latest play given
         self._play_times: dict[tuple[int | None, str], float] = {}  # the recent plays: (frame, card) -> t
         self.dealing: set[Player] = set()  # players whose new layout is awaited
         self.slots = 5
@@ -442,8 +441,12 @@ class Observer:
                 self._play_times[(e.frame, str(e.card))] = e.t
         while len(self._play_times) > RECENT_PLAYS:
             del self._play_times[next(iter(self._play_times))]
-        self._last_play_t = max([self._last_play_t, *(e.t for e in out if isinstance(e, Play))])
         return out
+
+    @property
+    def _last_play_t(self) -> float:
+        """The latest play's time, as the referee timed it (-inf before any)."""
+        return max(self._play_times.values(), default=-math.inf)
 
     def retimed_play(self, frame: int | None, card: str, t: float) -> None:
         """The referee timed the play this observer gave at ``frame`` with ``card`` at ``t``
@@ -451,11 +454,8 @@ class Observer:
         lingers from one that slaps, follows it. Model seed 6056: the last card, read only
         under the slapping hands, was given 0.5 s late, and both slaps were taken for hands
         that had lingered since before it."""
-        key = (frame, card)
-        if key not in self._play_times or self._play_times[key] == t:
-            return
-        self._play_times[key] = t
-        self._last_play_t = max(self._play_times.values())
+        if (frame, card) in self._play_times:
+            self._play_times[(frame, card)] = t
 
     def _piles_awaited(self, tracked: TrackedFrame, settling: Collection[str]) -> set[str]:
         """The piles settling now that a waiting pile change waits for: it goes right after
