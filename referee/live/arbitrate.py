@@ -323,7 +323,7 @@ class Arbiter:
                 if face.follow is None:
                     continue
                 if face.frame < oldest:
-                    face.kept_track = self._finished(face.follow)
+                    face.kept_track = self._track_to_keep(face.follow)
                     face.follow = None
                     continue
                 try:
@@ -333,7 +333,7 @@ class Arbiter:
                                 face.frame, frame, exc_info=True)
                     face.follow = None
 
-    def _finished(self, follow: ar.CardFollow) -> ar.CardTrack | None:
+    def _track_to_keep(self, follow: ar.CardFollow) -> ar.CardTrack | None:
         """A follow whose first view is no longer kept, finished (toward the spit pile where its
         card was last found) when the card left its slot; None for a card that stayed there (an
         arm passed over it), which is the most of them."""
