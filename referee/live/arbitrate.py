@@ -103,6 +103,8 @@ class ArbiterSettings:
     #: found the card on the pile in this share of the views between, and at least this many
     on_pile_share: float = 0.8
     on_pile_views: int = 4
+    #: a track kept past the ring serves a play (move) that ends within this of its last find
+    kept_track_end_mm: float = 40.0
     #: another card found moving this far since the view before is in a hand, not under the
     #: landing card
     landing_carried_mm: float = 10.0
@@ -535,7 +537,7 @@ class Arbiter:
 
     def _ends_at(self, track: ar.CardTrack | None, toward: tuple[float, float]) -> bool:
         """Whether a kept track was last found where its play or move ends (within
-        ``landing_from_mm`` of ``toward``): an old face whose follow ran off with an arm, or
+        ``kept_track_end_mm`` of ``toward``): an old face whose follow ran off with an arm, or
         lost its card on the way, says nothing of a card explained much later (game 5015 at
         1280x720: a face 2.7 s old gave a play that start, and a false F_TWO_CARDS)."""
         if track is None:
@@ -544,7 +546,7 @@ class Arbiter:
         if last is None:
             return False
         x, y = map(float, track.centres_mm[last])
-        return math.hypot(x - toward[0], y - toward[1]) <= self.s.landing_from_mm
+        return math.hypot(x - toward[0], y - toward[1]) <= self.s.kept_track_end_mm
 
     def _track(self, face: _Face, views: list[np.ndarray], times: np.ndarray, start: int,
                toward: tuple[float, float]) -> ar.CardTrack:

@@ -24,7 +24,7 @@ from referee.events import Call, CallKind, Play, Slap, TableEvent, Verdict
 from referee.live.pipeline import Referee
 from referee.live.source import open_video
 from referee.players import Player
-from referee.sim.oracle import TruthZoneReader, game_so_far
+from referee.sim.oracle import TruthReader, TruthZoneReader, game_so_far
 from referee.sim.truth import read_events
 from referee.vision import arbitration as ar
 from referee.vision.calibration import load_calibration
@@ -431,12 +431,15 @@ def test_a_play_whose_first_view_is_no_longer_kept_keeps_its_follow_s_track() ->
     cal = load_calibration(fixture / "calibration.yaml")
     tracker = ZoneTracker(cal)
     arbiter = Arbiter(tracker, ArbiterSettings(history_frames=20))
+    zones = tracker.zone_ids
+    tops = {z: label for z, (label, _) in zip(zones, TruthReader(fixture / "frames.jsonl.gz").read(0, zones),
+                                              strict=True)}  # the slots as they lie at the start
     kept: list[tuple[str, ar.CardTrack | None]] = []
     with open_video(fixture / "video.mp4") as source:
         for frame in source:
             tracked = tracker.update(frame.image, frame.t)
             before = {id(f): f for faces in arbiter._faces.values() for f in faces if f.follow is not None}
-            arbiter.observe(tracker, tracked, {z: lab for z, lab in _tops(fixture).items()})
+            arbiter.observe(tracker, tracked, tops)
             kept += [(f.label, f.kept_track) for f in before.values() if f.follow is None]
     moved = {label: t for label, t in kept if t is not None}
     assert "KD" in moved and len(moved["KD"]) == 20  # A's KD, carried to pile 1
@@ -447,14 +450,6 @@ def test_a_play_whose_first_view_is_no_longer_kept_keeps_its_follow_s_track() ->
     # whose follow had lost its card on the way, gave a much later play its start)
     est = arbiter._estimate(Player.A, 2, "KD", 99.0, tuple(map(float, cal.layout.zone("pile2").center)))
     assert est.contact is None and "no longer kept" in est.error
-
-
-def _tops(fixture: Path) -> dict[str, str]:
-    """What lay on each zone at the fixture's start (its first frame's truth)."""
-    from referee.sim.truth import read_frames
-
-    first = next(iter(read_frames(fixture / "frames.jsonl.gz")))
-    return {c["tag"]: c["card"] for c in first["cards"] if not c.get("face_down")}
 
 
 def test_a_card_underneath_with_no_contact_estimate_is_timed_a_carry_after_its_track_left() -> None:
