@@ -254,7 +254,10 @@ class Referee:
             self._started = True
             zones = self.tracker.zone_ids
             readings = self._read(frame, zones)
-            events = self.observer.start(readings, frame.index, frame.t, deal=not self._prelude)
+            # a continued game: the log says which cards lie face up (those not read surely)
+            known = {zone: str(card) for zone, card in self.game.face_up_tops().items()}
+            events = self.observer.start(readings, frame.index, frame.t, deal=not self._prelude,
+                                         known=known if self._prelude else None)
         else:
             landings = self._carried_landings(tracked)
             if landings:

@@ -195,6 +195,20 @@ class Game:
             sizes[f"pile{n}"] = spit_pile.size
         return sizes
 
+    def face_up_tops(self) -> dict[str, Card]:
+        """The face-up card on top of each stock pile and spit pile, by name (as
+        :meth:`pile_sizes`): what a camera should see there. A spit pile's is the card last put
+        on it, legal or not (:attr:`SpitPile.top` is the legal one, against which plays are judged)."""
+        tops: dict[str, Card] = {}
+        for player, side in self.sides.items():
+            for i, pile in enumerate(side.stock[: self.rules.slots], start=1):
+                if pile.top is not None:
+                    tops[f"{player}.stock{i}"] = pile.top
+        for n, spit_pile in self.piles.items():
+            if spit_pile.cards:
+                tops[f"pile{n}"] = spit_pile.cards[-1].card
+        return tops
+
     def fits(self, card: Card, top: Card | None) -> bool:
         """True when ``card`` may be played on a spit pile whose legal top is ``top`` (D2, V3)."""
         if top is None or not _ADJACENT[card.rank][top.rank]:

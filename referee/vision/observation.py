@@ -330,14 +330,27 @@ class Observer:
 
     # ------------------------------------------------------------------ the first frame
     def start(self, readings: Mapping[str, ZoneReading], frame: int, t: float,
-              deal: bool = True) -> list[TableEvent]:
+              deal: bool = True, known: Mapping[str, str] | None = None) -> list[TableEvent]:
         """The table as the first frame shows it. With ``deal``, the layout of a new round:
         each player's deal, the face-up cards of their stock as turns, and the spit cards on
         the piles (pile 1 is A's, pile 2 B's, as players turn them at the start); nothing when
         no more than half the stock slots show a card (the players have not dealt yet, or are
         dealing: the deals are watched; game 5005 at 960x540: the first card being dealt, seen
         in one slot, was taken for a dealt layout, and both deals were missed).
-        Without ``deal`` (a game continued from a log) only the observer's picture is set."""
+        Without ``deal`` (a game continued from a log) only the observer's picture is set.
+
+        A zone read as a face-up card, but not surely (``card``), holds the card that ``known``
+        names for it (the face-up tops by the log of a continued game: zone id -> card code),
+        else the card recognition thought likeliest (as :meth:`_give_up_reading` takes it); its
+        turn says so (``guessed``). Read surely later as that card, nothing happened; read as
+        another, the misread is weighed as any other (race seeds 6084 and 6096 with the model:
+        a slot's first reading was 0.43-0.45, its likeliest card the right one; it stayed
+        unknown, and when an arm had passed over the slot and it was read surely, it was given
+        as a turn, an event that never happened)."""
+        known = known or {}
+        guessed = {zone for zone, r in readings.items() if r.label == "card" and (known.get(zone) or r.guess)}
+        readings = {zone: replace(r, label=known.get(zone) or r.guess or r.label) if zone in guessed else r
+                    for zone, r in readings.items()}
         for zone, reading in readings.items():
             self.state.tops[zone] = reading.label
         events: list[TableEvent] = []
@@ -353,7 +366,7 @@ class Observer:
                     card = readings[zone].card if zone in readings else None
                     if owner is player and card is not None:
                         events.append(Turn(t=t, frame=frame, player=player, slot=int(slot), card=card,
-                                           evidence=ev))
+                                           evidence=_guessed(ev, readings[zone]) if zone in guessed else ev))
         for number, zone in sorted(self._pile_zone.items()):
             card = readings[zone].card if zone in readings else None
             self.state.piles[int(number)] = []
@@ -362,7 +375,7 @@ class Observer:
                 self.state.piles[int(number)].append(_PileCard(str(card), player, None))
                 if deal:
                     events.append(SpitTurn(t=t, frame=frame, player=player, pile=int(number), card=card,
-                                           evidence=ev))
+                                           evidence=_guessed(ev, readings[zone]) if zone in guessed else ev))
         return events
 
     # ------------------------------------------------------------------ every frame
@@ -481,10 +494,19 @@ class Observer:
         hand over them: to be read again (:meth:`_clear_looks`)."""
         if not self._under_hand:  # the common case, every frame
             return []
-        touched = {zone for hand in tracked.hands for zone in (*hand.zones, *hand.touches)}
         return [zone for zone in self._under_hand
                 if (obs := tracked.zones.get(zone)) is not None and obs.settled and not obs.covered
-                and zone not in touched]
+                and not self._hand_on(zone, tracked)]
+
+    def _hand_on(self, zone_id: str, tracked: TrackedFrame) -> bool:
+        """Whether a hand may lie on part of the zone: the tracker says it touches it or, for a
+        stock slot, as the tracker may miss an arm of the card's colour lying over the card,
+        the hand's box overlaps the slot. (Not for a pile, where the box of hands slapping or
+        hovering over the other pile would hold back its second look.)"""
+        zone = self._zone.get(zone_id) if zone_id in self._slot_zones else None
+        return any(zone_id in hand.zones or zone_id in hand.touches
+                   or (zone is not None and _boxes_overlap(hand.bbox_mm, _zone_box(zone)))
+                   for hand in tracked.hands)
 
     def flush(self, tracked: TrackedFrame) -> list[TableEvent]:
         """What is still waiting or held at the end of the video, in time order."""
@@ -510,14 +532,17 @@ class Observer:
         its printed number stays hidden and a hand lies on part of it: the hand may hide the
         card. The tracker marks a hand over a zone by the zone's centre; on a light mat a hand
         can show only round it (game 5009 at 1280x720: B's 7S under such a hand, read "empty"
-        twice, was taken for a card gone under the pile's new top: two false faults)."""
+        twice, was taken for a card gone under the pile's new top: two false faults). The
+        tracker may also miss an arm of the card's colour lying over the card (race
+        seed 6083 with the model: B's arm, reaching over B's 5C to pile 1, hid all but its
+        corner; read "empty", the 5C was taken for the card B played, and B's 8C, played from
+        the slot beside it, for a second card a second later: a race and its fault lost;
+        :meth:`_hand_on`)."""
         obs = tracked.zones.get(change.zone)
         if (reading.label != "empty" or change.hand_over or change.zone not in self._slot_zones
                 or obs is None or not obs.occupied):
             return change
-        if any(change.zone in hand.touches for hand in tracked.hands):
-            return replace(change, hand_over=True)
-        return change
+        return replace(change, hand_over=True) if self._hand_on(change.zone, tracked) else change
 
     def _second_looks(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading],
                       changed: Collection[str]) -> list[TableEvent]:
@@ -1699,3 +1724,22 @@ def _taken_back(pile: Sequence[_PileCard], old: str, new: str) -> int | None:
 def _arm_in_x(hand: HandBlob) -> float:
     """Where along the player's edge the arm comes in (mat x, mm); without it, the blob's middle."""
     return hand.base_mm[0] if hand.base_mm is not None else (hand.bbox_mm[0] + hand.bbox_mm[2]) / 2
+
+
+def _guessed(evidence: dict[str, object], reading: ZoneReading) -> dict[str, object]:
+    """A first frame's event whose card was not read surely: ``evidence`` saying so."""
+    return {**evidence, "guessed": True, "read_confidence": round(reading.confidence, 3)}
+
+
+def _zone_box(zone: Zone) -> tuple[float, float, float, float]:
+    """The mat box (x0, y0, x1, y1, mm) round a zone, turned as it lies."""
+    a = math.radians(zone.angle_deg)
+    w, h = zone.size
+    half_x = (abs(math.cos(a)) * w + abs(math.sin(a)) * h) / 2
+    half_y = (abs(math.sin(a)) * w + abs(math.cos(a)) * h) / 2
+    cx, cy = zone.center
+    return cx - half_x, cy - half_y, cx + half_x, cy + half_y
+
+
+def _boxes_overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

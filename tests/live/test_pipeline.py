@@ -282,3 +282,25 @@ def test_a_play_the_engine_rejects_corrects_nothing() -> None:
     assert correction_for(referee.game, play) is None
     assert not any(isinstance(r, Correction) for r in referee.records) and len(referee.rejected) == 1
     assert str(referee.game.piles[1].top) == "QD" and str(referee.game.sides[Player.A].stock[0].top) == "KS"
+
+
+class _FirstReadUnsure(TruthZoneReader):
+    """The truth, except that the first frame's card in ``zone`` is not read at all."""
+
+    def __init__(self, clip: Path, zone: str) -> None:
+        super().__init__(clip)
+        self.zone = zone
+
+    def read(self, image, frame, zones):  # type: ignore[no-untyped-def]
+        rows = super().read(image, frame, zones)
+        return [("card", 0.2) if frame == 0 and z == self.zone else row for z, row in zip(zones, rows, strict=True)]
+
+
+def test_a_continued_game_s_card_not_read_in_the_first_frame_is_the_one_its_log_names() -> None:
+    fixture = FIXTURES / "slap-same"
+    referee = Referee(load_calibration(fixture / "calibration.yaml"), _FirstReadUnsure(fixture, "B.stock2"),
+                      prelude=game_so_far(read_events(fixture / "events.jsonl")))
+    with open_video(fixture / "video.mp4") as source:
+        referee.step(next(iter(source)))
+    assert str(referee.game.sides[Player.B].stock[1].top) == "QS"
+    assert referee.observer.state.tops["B.stock2"] == "QS"

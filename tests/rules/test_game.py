@@ -193,6 +193,16 @@ def test_a_played_card_may_not_be_taken_back() -> None:
     assert s.game.defects() == []
 
 
+def test_the_face_up_tops_are_what_a_camera_sees_an_illegal_card_included() -> None:
+    s = Script()
+    s.start(["7S", "4D", *A_TOPS[2:]], B_TOPS)
+    assert s.code("play", A, slot=1, pile=1, card="7S") == "F_ILLEGAL_RANK"
+    tops = {zone: str(card) for zone, card in s.game.face_up_tops().items()}
+    assert tops["pile1"] == "7S" and tops["pile2"] == "9C"  # the legal top beneath is 5H
+    assert "A.stock1" not in tops  # its only card was played
+    assert tops["A.stock2"] == "4D" and tops["B.stock5"] == "2H"
+
+
 @covers("P7", "P3")
 def test_an_illegal_card_lies_on_the_pile_until_taken_back_and_does_not_count() -> None:
     s = Script()

@@ -122,6 +122,35 @@ def test_the_first_frame_s_layout_is_dealt_only_when_most_slots_show_a_card(layo
         (Deal, Player.A), (Deal, Player.B)]
 
 
+def test_a_first_frame_s_card_not_read_surely_is_its_likeliest_card(layout: MatLayout) -> None:
+    """Race seeds 6084 and 6096 with the model: a slot's card, read 0.43-0.45 in the first
+    frame, stayed unknown; read surely once an arm had passed over the slot, it was given as
+    a turn that never happened."""
+    readings = {z: ZoneReading(z, lab, 1.0, 0, 0.0) for z, lab in START.items()}
+    readings["A.stock4"] = ZoneReading("A.stock4", "card", 0.45, 0, 0.0, guess="JS")
+    readings["A.stock5"] = ZoneReading("A.stock5", "card", 0.3, 0, 0.0)  # no likeliest card: unknown
+    obs = Observer(layout)
+    turns = {e.slot: e for e in obs.start(readings, 0, 0.0) if isinstance(e, Turn) and e.player is Player.A}
+    assert str(turns[4].card) == "JS" and turns[4].evidence == {
+        "prelude": True, "frame": 0, "guessed": True, "read_confidence": 0.45}
+    assert 5 not in turns and not (turns[1].evidence or {}).get("guessed")
+    assert obs.state.tops["A.stock4"] == "JS" and obs.state.tops["A.stock5"] == "card"
+    zones = {z.id: ZoneObservation(z.id, True, False, True, 1.0, 0.0) for z in layout.zones}
+    change = ZoneChange("A.stock4", 40, 40 / FPS, True, False, 30, 20.0)
+    assert obs.update(TrackedFrame(40, 40 / FPS, zones, (change,), ()),
+                      {"A.stock4": ZoneReading("A.stock4", "JS", 0.9, 40, 40 / FPS)}) == []
+
+
+def test_a_continued_game_s_card_not_read_surely_is_the_card_its_log_names(layout: MatLayout) -> None:
+    readings = {z: ZoneReading(z, lab, 1.0, 0, 0.0) for z, lab in START.items()}
+    readings["A.stock4"] = ZoneReading("A.stock4", "card", 0.45, 0, 0.0, guess="JC")
+    readings["pile1"] = ZoneReading("pile1", "card", 0.4, 0, 0.0)
+    obs = Observer(layout)
+    assert obs.start(readings, 0, 0.0, deal=False, known={"A.stock4": "JS", "pile1": "5D"}) == []
+    assert obs.state.tops["A.stock4"] == "JS" and obs.state.tops["pile1"] == "5D"
+    assert [c.card for c in obs.state.piles[1]] == ["5D"]
+
+
 def test_a_play_is_a_departure_and_an_arrival(layout: MatLayout) -> None:
     table = Table(layout)
     assert table.frame_with({"A.stock1": "back"}) == []  # 4D left its slot (a face-down card beneath)
@@ -893,6 +922,25 @@ def test_a_slot_read_empty_with_its_number_hidden_by_a_hand_beside_its_centre_is
     for _ in range(round(UNDER_WAIT_S * FPS) + 2):  # it may wait for the slot the hand lies on
         events += table.frame_with(hands=on_pile)
     assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 3, "3S"), (Play, 2, "QC")]
+
+
+def test_a_slot_read_empty_under_an_arm_the_tracker_saw_only_in_its_box_is_not_believed(
+        layout: MatLayout) -> None:
+    """Race seed 6083 with the model: B's arm reached over slot 4 (5C) to pile 1; of one
+    colour with the card, it was not seen over the slot, only in the hand's box. Read "empty",
+    the 5C was taken for B's card on the pile and B's 8C, played from slot 3, for a second card."""
+    x, y = layout.zone("B.stock3").center
+    reaching = (HandBlob(Player.B, 30000.0, (x - 20, 0.0, x + 150, 220.0), (x + 100, 210.0), ("pile1",),
+                         touches=("pile1",)),)
+    table = Table(layout)
+    assert table.frame_with({"B.stock2": "back"}, hands=reaching) == []  # QC left slot 2
+    assert table.frame_with({"B.stock3": "empty"}, hands=reaching) == []  # 3S under the arm
+    events = table.frame_with({"pile1": "QC"}, hands=reaching)
+    for _ in range(round(UNDER_WAIT_S * FPS) + 2):
+        events += table.frame_with(hands=reaching)
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 2, "QC")]
+    table.idle(8)
+    assert table.frame_with({"B.stock3": "3S"}) == []  # the arm has gone: 3S never left
 
 
 def test_a_turn_read_under_the_hand_as_its_twin_is_timed_under_the_hand(layout: MatLayout) -> None:
