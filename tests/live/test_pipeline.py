@@ -293,7 +293,8 @@ class _FirstReadUnsure(TruthZoneReader):
 
     def read(self, image, frame, zones):  # type: ignore[no-untyped-def]
         rows = super().read(image, frame, zones)
-        return [("card", 0.2) if frame == 0 and z == self.zone else row for z, row in zip(zones, rows, strict=True)]
+        return [("card", 0.2) if frame == 0 and z == self.zone else row
+                for z, row in zip(zones, rows, strict=True)]
 
 
 def test_a_continued_game_s_card_not_read_in_the_first_frame_is_the_one_its_log_names() -> None:
