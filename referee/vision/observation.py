@@ -184,6 +184,9 @@ class ZoneReading:
     guess: str | None = None  # for "card": the card recognition thought likeliest
     runner_up: str | None = None  # for a card identity: the identity read next most surely
     runner_up_confidence: float = 0.0
+    #: the identity is not read but the card seen leaving its slot (the only one that can have
+    #: come: :meth:`Observer._read_as_the_card_that_left`); ``confidence`` is the reading's
+    left_slot: tuple[Player, int] | None = None
 
     @property
     def card(self) -> Card | None:
@@ -420,6 +423,7 @@ class Observer:
             if reading is None:
                 continue
             change = self._hidden_by_hand(change, reading, tracked)
+            reading = self._read_as_the_card_that_left(change, reading, since)
             if reading.label == "card":  # face up, not read surely: look again (REREAD_EVERY)
                 self._unread[change.zone] = _Unread(change, since, [reading])
                 continue
@@ -1015,6 +1019,9 @@ class Observer:
         if reading.runner_up is not None:
             under["runner_up"] = reading.runner_up
             under["runner_up_confidence"] = round(reading.runner_up_confidence, 3)
+        if reading.left_slot is not None:
+            player, slot = reading.left_slot
+            under["identity"] = f"not read: the only card that can have come, from {player}'s slot {slot}"
         return {"zone": change.zone, "since_frame": since[1], "since_t": round(since[0], 4),
                 "settled_frame": change.frame, **under,
                 "read": reading.label, "read_confidence": round(reading.confidence, 3),
@@ -1029,7 +1036,7 @@ class Observer:
         new = reading.label  # never "card": a card not read surely is read again first (update)
         surely = SLOT_UNDER_HAND_CONFIDENCE if zone.kind is ZoneKind.STOCK else HAND_OVER_CONFIDENCE
         if change.hand_over and (new == "empty" or reading.confidence < surely) \
-                and not self._moved_in_under_hand(change, zone, reading):
+                and reading.left_slot is None and not self._moved_in_under_hand(change, zone, reading):
             earlier = self._under_hand.get(change.zone)
             if earlier is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
                     and _one_card_read(earlier[2].label, new):
@@ -1381,6 +1388,30 @@ class Observer:
                            card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
+
+    def _read_as_the_card_that_left(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
+                                    ) -> ZoneReading:
+        """A spit pile's new top seen as a face-up card but not read surely (``card``), when
+        exactly one card left a slot in the ``PAIR_WINDOW_S`` before, unexplained, of a player
+        whose hand was over the pile since it left, and that card is not on its way to the
+        other pile: that card (``ZoneReading.left_slot``). Slap-eval seeds 6030, 6056 and 6090
+        with the model: A's last stock card, under A's hand on the pile, was read 0.07-0.20 as
+        another card; read surely only when the hands had gone, 1.4 s later, the round was
+        known over after both had slapped, and one slap was lost each time."""
+        zone = self._zone.get(change.zone)
+        if reading.label != "card" or zone is None or zone.kind is not ZoneKind.PILE:
+            return reading
+        left = [d for d in self._departures
+                if not d.used and 0.0 <= change.time - d.time <= PAIR_WINDOW_S
+                and d.card not in change.elsewhere and self._hand_was_over(change.zone, d.player, d.start)
+                and not self._maybe_elsewhere(d, change.zone)]
+        if len(left) != 1:
+            return reading
+        dep = left[0]
+        log.info("frame %d: %s shows a card not read surely (%s at %.2f): the only card that can have "
+                 "come, %s from %s's slot %d", change.frame, change.zone, reading.guess, reading.confidence,
+                 dep.card, dep.player.value, dep.slot)
+        return replace(reading, label=dep.card, guess=None, left_slot=(dep.player, dep.slot))
 
     def _read_as_departed(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
                           ) -> ZoneReading:

@@ -943,6 +943,31 @@ def test_a_slot_read_empty_under_an_arm_the_tracker_saw_only_in_its_box_is_not_b
     assert table.frame_with({"B.stock3": "3S"}) == []  # the arm has gone: 3S never left
 
 
+def test_a_pile_top_not_read_under_the_hand_is_the_only_card_that_can_have_come(layout: MatLayout) -> None:
+    """Slap-eval seeds 6030 and 6090 with the model: A's last stock card, under A's hand on the
+    pile, was read 0.07-0.20 as another card and read surely only when the hands had gone, 1.4
+    s later: the round was known over after both players had slapped, and a slap was lost."""
+    on_pile = (hand(Player.A, "pile1"),)
+    table = Table(layout)
+    assert table.frame_with({"A.stock5": "empty"}, hands=(hand(Player.A, "A.stock5"),),
+                            showing_number=("A.stock5",)) == []  # 7H left
+    events = table.frame_with({"pile1": "card"}, hands=on_pile, hand_over=True, confidence=0.2, guess="8H")
+    [play] = [e for e in events if isinstance(e, Play)]
+    assert (play.player, play.slot, play.pile, str(play.card)) == (Player.A, 5, 1, "7H")
+    assert play.evidence is not None and play.evidence["read_confidence"] == 0.2
+    assert "the only card that can have come, from A's slot 5" in str(play.evidence["identity"])
+    # two cards left slots: which one lies on top is not known, and the pile is read again
+    table = Table(layout)
+    table.frame_with({"A.stock5": "empty", "B.stock1": "empty"},
+                     hands=(hand(Player.A, "A.stock5"), hand(Player.B, "B.stock1")),
+                     showing_number=("A.stock5", "B.stock1"))
+    both = (hand(Player.A, "pile1"), hand(Player.B, "pile1"))
+    events = table.frame_with({"pile1": "card"}, hands=both, hand_over=True, confidence=0.2, guess="8H")
+    assert not [e for e in events if isinstance(e, Play)]
+    assert "pile1" in table.obs.rereads(TrackedFrame(table.frame + 5, (table.frame + 5) / FPS, {
+        z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}, (), ()))
+
+
 def test_a_turn_read_under_the_hand_as_its_twin_is_timed_under_the_hand(layout: MatLayout) -> None:
     """Game 5007 at 1280x720: B's AH, turned at 2.74 s, read AD at 0.53 under the hand and
     surely as AH once the hand had gone, 0.5 s later: the same rank and colour, one card."""
