@@ -1392,8 +1392,10 @@ class Observer:
     def _read_as_the_card_that_left(self, change: ZoneChange, reading: ZoneReading) -> ZoneReading:
         """A spit pile's new top seen as a face-up card but not read surely (``card``), when
         exactly one card left a slot in the ``PAIR_WINDOW_S`` before, unexplained, of a player
-        whose hand was over the pile since it left, and that card is not on its way to the
-        other pile: that card (``ZoneReading.left_slot``). Slap-eval seeds 6030 and 6090 with
+        whose hand was over the pile since it left (and no hand of the other player's was: its
+        card may have come from a slot not yet seen empty; race seed 6045, B's 8D taken for A's
+        10C on top of it), and that card is not on its way to the other pile: that card
+        (``ZoneReading.left_slot``). Slap-eval seeds 6030 and 6090 with
         the model: A's last stock card, under A's hand on the pile, was read 0.07-0.20 as
         another card; read surely only when the hands had gone, 1.4 s later, the round was
         known over after both had slapped, and one slap was lost each time. (In seed 6056 the
@@ -1405,8 +1407,8 @@ class Observer:
                 if not d.used and 0.0 <= change.time - d.time <= PAIR_WINDOW_S
                 and d.card not in change.elsewhere and self._hand_was_over(change.zone, d.player, d.start)
                 and not self._maybe_elsewhere(d, change.zone)]
-        if len(left) != 1:
-            return reading
+        if len(left) != 1 or self._hand_was_over(change.zone, left[0].player.other, left[0].start):
+            return reading  # two cards, or a card of the other player's not seen leaving yet
         dep = left[0]
         log.info("frame %d: %s shows a card not read surely (%s at %.2f): the only card that can have "
                  "come, %s from %s's slot %d", change.frame, change.zone, reading.guess, reading.confidence,

@@ -966,6 +966,12 @@ def test_a_pile_top_not_read_under_the_hand_is_the_only_card_that_can_have_come(
     assert not [e for e in events if isinstance(e, Play)]
     assert "pile1" in table.obs.rereads(TrackedFrame(table.frame + 5, (table.frame + 5) / FPS, {
         z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}, (), ()))
+    # one card seen leaving, but the other player's hand was on the pile too: its card may have
+    # come from a slot not seen empty yet (race seed 6045: B's 8D taken for A's 10C on top of it)
+    table = Table(layout)
+    table.frame_with({"A.stock5": "empty"}, hands=(hand(Player.A, "A.stock5"),), showing_number=("A.stock5",))
+    events = table.frame_with({"pile1": "card"}, hands=both, hand_over=True, confidence=0.2, guess="8H")
+    assert not [e for e in events if isinstance(e, Play)]
 
 
 def test_a_turn_read_under_the_hand_as_its_twin_is_timed_under_the_hand(layout: MatLayout) -> None:
