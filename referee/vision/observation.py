@@ -330,6 +330,8 @@ class Observer:
         self._turn_looks: dict[str, _Unread] = {}
         self._behind_unread: list[TableEvent] = []
         self._slot_zones = set(self._slot_zone.values())
+        #: slots read "empty" under a hand the tracker saw only in its box (``_hidden_by_hand``)
+        self._box_hidden: set[str] = set()
 
     # ------------------------------------------------------------------ the first frame
     def start(self, readings: Mapping[str, ZoneReading], frame: int, t: float,
@@ -500,17 +502,20 @@ class Observer:
             return []
         return [zone for zone in self._under_hand
                 if (obs := tracked.zones.get(zone)) is not None and obs.settled and not obs.covered
-                and not self._hand_on(zone, tracked)]
+                and not self._hand_touches(zone, tracked)
+                and not (zone in self._box_hidden and self._hand_box_on(zone, tracked))]
 
-    def _hand_on(self, zone_id: str, tracked: TrackedFrame) -> bool:
-        """Whether a hand may lie on part of the zone: the tracker says it touches it or, for a
-        stock slot, as the tracker may miss an arm of the card's colour lying over the card,
-        the hand's box overlaps the slot. (Not for a pile, where the box of hands slapping or
-        hovering over the other pile would hold back its second look.)"""
-        zone = self._zone.get(zone_id) if zone_id in self._slot_zones else None
-        return any(zone_id in hand.zones or zone_id in hand.touches
-                   or (zone is not None and _boxes_overlap(hand.bbox_mm, _zone_box(zone)))
-                   for hand in tracked.hands)
+    @staticmethod
+    def _hand_touches(zone: str, tracked: TrackedFrame) -> bool:
+        """The tracker says a hand covers the zone's centre or touches it."""
+        return any(zone in hand.zones or zone in hand.touches for hand in tracked.hands)
+
+    def _hand_box_on(self, zone_id: str, tracked: TrackedFrame) -> bool:
+        """A hand's box overlaps the zone: an arm may reach across it, which the tracker may not
+        see where it lies over a card of its own colour."""
+        zone = self._zone.get(zone_id)
+        return zone is not None and any(_boxes_overlap(hand.bbox_mm, _zone_box(zone))
+                                        for hand in tracked.hands)
 
     def flush(self, tracked: TrackedFrame) -> list[TableEvent]:
         """What is still waiting or held at the end of the video, in time order."""
@@ -541,12 +546,22 @@ class Observer:
         seed 6083 with the model: B's arm, reaching over B's 5C to pile 1, hid all but its
         corner; read "empty", the 5C was taken for the card B played, and B's 8C, played from
         the slot beside it, for a second card a second later: a race and its fault lost;
-        :meth:`_hand_on`)."""
+        :meth:`_hand_box_on`). Such a slot is read again only when no hand's box overlaps it
+        (``_box_hidden``); any other, as before, when no hand touches it: an arm reaching from
+        the player's edge to a pile lies in the box of the slots it passes (slap-eval seed 6080
+        with perfect recognition: A's slot, empty under A's slapping arm, was not read again
+        until the arm had gone, and a spit and a false F_TAKE_BACK followed)."""
+        self._box_hidden.discard(change.zone)
         obs = tracked.zones.get(change.zone)
         if (reading.label != "empty" or change.hand_over or change.zone not in self._slot_zones
                 or obs is None or not obs.occupied):
             return change
-        return replace(change, hand_over=True) if self._hand_on(change.zone, tracked) else change
+        if self._hand_touches(change.zone, tracked):
+            return replace(change, hand_over=True)
+        if self._hand_box_on(change.zone, tracked):
+            self._box_hidden.add(change.zone)
+            return replace(change, hand_over=True)
+        return change
 
     def _second_looks(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading],
                       changed: Collection[str]) -> list[TableEvent]:

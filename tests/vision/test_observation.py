@@ -935,6 +935,8 @@ def test_a_slot_read_empty_under_an_arm_the_tracker_saw_only_in_its_box_is_not_b
     table = Table(layout)
     assert table.frame_with({"B.stock2": "back"}, hands=reaching) == []  # QC left slot 2
     assert table.frame_with({"B.stock3": "empty"}, hands=reaching) == []  # 3S under the arm
+    still = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    assert "B.stock3" not in table.obs.rereads(TrackedFrame(table.frame + 1, 0.0, still, (), reaching))
     events = table.frame_with({"pile1": "QC"}, hands=reaching)
     for _ in range(round(UNDER_WAIT_S * FPS) + 2):
         events += table.frame_with(hands=reaching)
@@ -972,6 +974,20 @@ def test_a_pile_top_not_read_under_the_hand_is_the_only_card_that_can_have_come(
     table.frame_with({"A.stock5": "empty"}, hands=(hand(Player.A, "A.stock5"),), showing_number=("A.stock5",))
     events = table.frame_with({"pile1": "card"}, hands=both, hand_over=True, confidence=0.2, guess="8H")
     assert not [e for e in events if isinstance(e, Play)]
+
+
+def test_a_slot_the_hand_touched_is_read_again_when_it_no_longer_does_though_its_box_lies_over_it(
+        layout: MatLayout) -> None:
+    """Slap-eval seed 6080 with perfect recognition: A's slot 5, emptied by A's last play and
+    read "empty" under A's hand, was not read again while A's slapping arm (whose box lies over
+    the slots it passes) was on the pile; a spit and a false F_TAKE_BACK followed."""
+    table = Table(layout)
+    assert table.frame_with({"B.stock1": "empty"}, hands=(hand(Player.B, "B.stock1"),), hand_over=True) == []
+    x, y = layout.zone("B.stock1").center
+    slapping = (HandBlob(Player.B, 30000.0, (x - 40, 0.0, x + 150, 220.0), (x + 100, 210.0), ("pile1",),
+                         touches=("pile1",)),)
+    still = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    assert table.obs.rereads(TrackedFrame(table.frame + 1, 0.0, still, (), slapping)) == ["B.stock1"]
 
 
 def test_a_turn_read_under_the_hand_as_its_twin_is_timed_under_the_hand(layout: MatLayout) -> None:
