@@ -1410,11 +1410,11 @@ class Observer:
         whose hand was over the pile since it left (and no hand of the other player's was: its
         card may have come from a slot not yet seen empty; race seed 6045, B's 8D taken for A's
         10C on top of it), and that card is not on its way to the other pile: that card
-        (``ZoneReading.left_slot``). Slap-eval seeds 6030 and 6090 with
-        the model: A's last stock card, under A's hand on the pile, was read 0.07-0.20 as
-        another card; read surely only when the hands had gone, 1.4 s later, the round was
-        known over after both had slapped, and one slap was lost each time. (In seed 6056 the
-        slot had not settled when the pile did: no card had left yet, and a slap is still lost.)"""
+        (``ZoneReading.left_slot``). Slap-eval seeds 6030 and 6090 with the model: A's last
+        stock card, under A's hand on the pile, was read 0.07-0.20 as another card; read surely
+        only when the hands had gone, 1.4 s later, the round was known over after both had
+        slapped, and one slap was lost each time. (In seed 6056 the slot had not settled when
+        the pile did: no card had left yet, and a slap is still lost.)"""
         zone = self._zone.get(change.zone)
         if reading.label != "card" or zone is None or zone.kind is not ZoneKind.PILE:
             return reading
