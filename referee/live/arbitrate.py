@@ -522,26 +522,24 @@ class Arbiter:
         if isinstance(face, str):
             return _Estimate(None, face)
         window = self._window(face.frame)
-        if window is None and not self._ends_at(face.kept_track, toward):
-            return _Estimate(None, "the view of the slot before the card left is no longer kept", face=face)
-        if window is None and face.kept_track is not None:  # finished when its first view left
-            track, n_views = face.kept_track, len(face.kept_track)
-        else:
+        if window is not None:
             views, times = window
             track, n_views = self._track(face, views, times, 0, toward), len(views)
+        elif face.kept_track is not None and self._ends_at(face.kept_track, toward):
+            track, n_views = face.kept_track, len(face.kept_track)  # finished when its first view left
+        else:
+            return _Estimate(None, "the view of the slot before the card left is no longer kept", face=face)
         left = _departure(track, 0)
         try:
             return _Estimate(ar.estimate_contact(track), track=track, face=face, views=n_views, left=left)
         except ValueError as exc:
             return _Estimate(None, str(exc), track=track, face=face, views=n_views, left=left)
 
-    def _ends_at(self, track: ar.CardTrack | None, toward: tuple[float, float]) -> bool:
+    def _ends_at(self, track: ar.CardTrack, toward: tuple[float, float]) -> bool:
         """Whether a kept track was last found where its play or move ends (within
         ``kept_track_end_mm`` of ``toward``): an old face whose follow ran off with an arm, or
         lost its card on the way, says nothing of a card explained much later (game 5015 at
         1280x720: a face 2.7 s old gave a play that start, and a false F_TWO_CARDS)."""
-        if track is None:
-            return False
         last = track.last_found()
         if last is None:
             return False
