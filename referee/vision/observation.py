@@ -332,6 +332,9 @@ class Observer:
         self._slot_zones = set(self._slot_zone.values())
         #: slots read "empty" under a hand the tracker saw only in its box (``_hidden_by_hand``)
         self._box_hidden: set[str] = set()
+        #: per pile zone, a take-back read not surely enough (its top kept): the change, the
+        #: reading of the card beneath, and the top it would take back (``_doubted_take_back``)
+        self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int], str]] = {}
 
     # ------------------------------------------------------------------ the first frame
     def start(self, readings: Mapping[str, ZoneReading], frame: int, t: float,
@@ -1051,7 +1054,8 @@ class Observer:
         new = reading.label  # never "card": a card not read surely is read again first (update)
         surely = SLOT_UNDER_HAND_CONFIDENCE if zone.kind is ZoneKind.STOCK else HAND_OVER_CONFIDENCE
         if change.hand_over and (new == "empty" or reading.confidence < surely) \
-                and reading.left_slot is None and not self._moved_in_under_hand(change, zone, reading):
+                and reading.left_slot is None and not self._moved_in_under_hand(change, zone, reading) \
+                and not self._back_from_beneath(zone, reading):
             earlier = self._under_hand.get(change.zone)
             if earlier is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
                     and _one_card_read(earlier[2].label, new):
@@ -1085,6 +1089,13 @@ class Observer:
             # also when read under the hand as its twin (game 5007 at 1280x720: B's AH, turned
             # at 2.74 s, read AD at 0.53 under the hand, surely as AH 0.5 s later)
             change, since = hidden[0], hidden[1]
+        if hidden is not None and zone.kind is ZoneKind.STOCK and old not in FACE_UP_LABELS \
+                and new == "empty" and hidden[2].label == "empty":
+            # a face-up card's slot read empty under the hand, then again with no hand over it:
+            # the card left in the first busy spell, as the hand came (game 5009 at 1280x720: B's
+            # 2D, slot 1 read empty under B's arm at 11.1 s and again at 11.4 s; timed from the
+            # second, the play found beneath A's two cards was put 0.54 s late)
+            change, since = replace(hidden[0], hand_over=False), hidden[1]
         if (hidden is not None and zone.kind is ZoneKind.STOCK and old == "back" and new == "empty"
                 and hidden[2].label not in FACE_UP_LABELS and hidden[2].confidence >= HAND_OVER_CONFIDENCE):
             # a slot's last card turned and read under the hand, not surely enough for a slot,
@@ -1136,6 +1147,18 @@ class Observer:
         dep = self._recent_departure(reading.label, change, exclude=(zone.owner, zone.number))
         return dep is not None and dep.player is zone.owner
 
+    def _back_from_beneath(self, zone: Zone, reading: ZoneReading) -> bool:
+        """Whether a stock slot, read as surely as any card (under a hand, or less surely than a
+        take-back needs), shows a card that lies beneath a pile's top and was played from this
+        very slot: it was taken back to where it came from (game 5009 at 1280x720 with the
+        model: B's QC, played illegally onto pile 1 and covered by A's 6S, back in B's slot 2
+        read 0.66 under the hand and 0.62 after; by then a slap had cleared the pile, and it
+        was taken for a turn of its runner-up KC)."""
+        if zone.kind is not ZoneKind.STOCK or zone.owner is None or reading.confidence < HAND_OVER_CONFIDENCE:
+            return False
+        return any(p.card == reading.label and p.player is zone.owner and p.slot == zone.number
+                   for pile in self.state.piles.values() for p in pile[:-1])
+
     def _stock_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                       player: Player, slot: int, old: str, new: str, read_before: bool = False
                       ) -> list[TableEvent]:
@@ -1172,9 +1195,12 @@ class Observer:
                          evidence=self._evidence(change, reading, since, stray=stray))]
         for pile_n, pile in self.state.piles.items():
             if pile and pile[-1].card == new:
-                return []  # the top of a pile as far as we know: the pile's change will explain it
+                # the top of a pile as far as we know: the pile's change will explain it, or has
+                # (a take-back read not surely enough there, now seen back in its slot)
+                return self._take_back_seen_in_slot(pile_n, change)
             beneath = next((p for p in pile if p.card == new and p.player in (None, player)), None)
-            if beneath is not None and (reading.confidence >= TAKE_BACK_CONFIDENCE or read_before):
+            if beneath is not None and (reading.confidence >= TAKE_BACK_CONFIDENCE or read_before
+                                        or self._back_from_beneath(self._zone[change.zone], reading)):
                 # taken back from under a later card: the pile's top stays (read less surely, or
                 # another player's card, it is judged as a turn: a card the engine holds on a pile
                 # is then a clash of two readings). Two readings that agree, the first under the
@@ -1293,6 +1319,7 @@ class Observer:
     def _pile_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                      pile_n: int, old: str, new: str) -> list[TableEvent]:
         pile = self.state.piles.setdefault(pile_n, [])
+        self._doubted_take_backs.pop(change.zone, None)
         t = self._touch(change)
         if self.round_over and (change.hand_over or self._hand_was_over(change.zone, Player.A, since[0])
                                 or self._hand_was_over(change.zone, Player.B, since[0])):
@@ -1320,8 +1347,10 @@ class Observer:
         depth = _taken_back(pile, old, new)
         top_read_too = reading.runner_up == old and reading.runner_up_confidence >= min(
             TAKE_BACK_CONFIDENCE, TAKE_BACK_TOP_SHARE * reading.confidence)
-        if depth is not None and (reading.confidence < TAKE_BACK_CONFIDENCE or top_read_too):
+        if depth is not None and (top_read_too or (reading.confidence < TAKE_BACK_CONFIDENCE
+                                                   and not self._back_in_its_slot(pile[-1], reading))):
             # (the top read surely as well, as the runner-up: one of its indices showed it still)
+            self._doubted_take_backs[change.zone] = (change, reading, since, old)
             log.info("frame %d: %s read as %s (%.2f; runner-up %s, %.2f), beneath its top %s: not sure "
                      "enough for a take-back", change.frame, change.zone, new, reading.confidence,
                      reading.runner_up, reading.runner_up_confidence, old)
@@ -1337,7 +1366,8 @@ class Observer:
             for at in lifts:  # the top card first
                 gone = pile.pop()
                 player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
-                if gone.player is not None and gone.slot is not None:
+                if gone.player is not None and gone.slot is not None \
+                        and not self._back_in_its_slot(gone, reading):  # (not seen there already)
                     self._returning[gone.card] = (gone.player, gone.slot)
                 taken.append(TakeBack(t=at, frame=change.frame, player=player,
                                       pile=pile_n, card=Card.parse(gone.card),
@@ -1403,6 +1433,31 @@ class Observer:
                            card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
+
+    def _back_in_its_slot(self, top: _PileCard, beneath: ZoneReading) -> bool:
+        """Whether a pile's ``top`` shows again in the slot it was played from, while the pile
+        is read, not surely enough for a take-back alone, as the card that lay beneath it: two
+        readings agree that it was taken back (game 5009 at 1280x720 with the model: pile 2
+        read 2D at 0.72 when B took the 2S off it, the 2S read 0.57 in B's slot 5 a third of a
+        second later; the take-back was lost)."""
+        if top.player is None or top.slot is None or beneath.confidence < HAND_OVER_CONFIDENCE:
+            return False
+        return self.state.tops.get(self._slot_zone.get((top.player, top.slot), "")) == top.card
+
+    def _take_back_seen_in_slot(self, pile_n: int, change: ZoneChange) -> list[TableEvent]:
+        """A pile's top, just read back in its slot (``change``), when the pile's take-back was
+        doubted in the ``PAIR_WINDOW_S`` before (``_back_in_its_slot``): it is given now."""
+        zone = self._pile_zone.get(pile_n)
+        doubted = self._doubted_take_backs.get(zone or "")
+        if zone is None or doubted is None or change.time - doubted[0].time > PAIR_WINDOW_S:
+            return []
+        was, beneath, since, top = doubted
+        if not self._back_in_its_slot(self.state.piles[pile_n][-1], beneath):
+            return []
+        log.info("frame %d: %s shows %s again: pile %d read as %s (%.2f) was a take-back", change.frame,
+                 change.zone, top, pile_n, beneath.label, beneath.confidence)
+        self.state.tops[zone] = beneath.label
+        return self._pile_change(was, beneath, since, pile_n, top, beneath.label)
 
     def _read_as_the_card_that_left(self, change: ZoneChange, reading: ZoneReading) -> ZoneReading:
         """A spit pile's new top seen as a face-up card but not read surely (``card``), when

@@ -13,6 +13,8 @@ from referee.vision.observation import (
     EARLY_SLAP_SLOTS_S,
     EARLY_SLAP_STILL_S,
     GRAB_TOGETHER_FRAMES,
+    LEFT_LAG_S,
+    PAIR_WINDOW_S,
     PLAY_CARRY_S,
     SECOND_HAND_MM2,
     SLAP_LEAD_S,
@@ -233,21 +235,74 @@ def test_a_take_back_needs_a_sure_reading(layout: MatLayout) -> None:
     assert table.obs.state.tops["pile1"] == "KD"
     events = table.frame_with({"pile1": "5D"}, confidence=0.8, runner_up=("KD", 0.1))  # the top not
     assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
-    # from under a later card: a slot read unsurely as the card beneath turned it (the engine
-    # finds that card on the pile: a clash of readings), and so does another player's slot
+    # from under a later card: a slot other than the card's own read unsurely as the card
+    # beneath turned it (the engine finds that card on the pile: a clash of readings), and so
+    # does another player's slot
     table = king_under_ten(layout)
-    events = table.frame_with({"A.stock2": "KD"}, confidence=0.6)
+    events = table.frame_with({"A.stock3": "KD"}, confidence=0.6)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "KD")]
     table.frame_with({"B.stock2": "back"})
     events = table.frame_with({"B.stock2": "5D"})  # A's spit card 5D, read in B's slot
     assert [(type(e), e.player, str(e.card)) for e in events] == [(Turn, Player.B, "5D")]
     # ... unless read so under the hand as well: two readings that agree (game 5009)
     table = king_under_ten(layout)
-    under = {"hands": (hand(Player.A, "A.stock2"),), "hand_over": True}
-    assert table.frame_with({"A.stock2": "KD"}, confidence=0.7, **under) == []
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    assert table.frame_with({"A.stock3": "KD"}, confidence=0.7, **under) == []
     table.idle(8)
+    events = table.frame_with({"A.stock3": "KD"}, confidence=0.6)
+    assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
+
+
+def test_a_card_back_in_the_slot_it_was_played_from_is_taken_back(layout: MatLayout) -> None:
+    """Game 5009 at 1280x720 (model): B's QC, played illegally and covered by A's 6S, back in
+    B's slot 2 read 0.66 under the hand; a slap cleared the pile before the hand left, and the
+    QC was taken for a turn. A card from beneath a pile, read in the slot it was played from
+    as surely as any card, under a hand or not, was taken back."""
+    table = king_under_ten(layout)
+    under = {"hands": (hand(Player.A, "A.stock2"),), "hand_over": True}
+    events = table.frame_with({"A.stock2": "KD"}, confidence=0.66, **under)
+    assert [(type(e), e.player, str(e.card), e.pile) for e in events] == [(TakeBack, Player.A, "KD", 1)]
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "10C"]
+    table = king_under_ten(layout)
     events = table.frame_with({"A.stock2": "KD"}, confidence=0.6)
     assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
+    # not a card that was read less surely than any card is: it is read again
+    table = king_under_ten(layout)
+    assert table.frame_with({"A.stock2": "KD"}, confidence=0.45, **under) == []
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "KD", "10C"]
+
+
+def test_a_doubted_take_back_is_given_when_the_top_shows_in_its_slot(layout: MatLayout) -> None:
+    """Game 5009 at 1280x720 (model): pile 2 read 2D at 0.72 when B took the 2S back, then the
+    2S read 0.57 in B's slot 5: the two readings agree, and the take-back is given, timed
+    from the pile. In either order, within PAIR_WINDOW_S, and only in the slot it came from."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    assert table.frame_with({"pile1": "5D"}, confidence=0.72) == []
+    lifted = table.frame / FPS
+    events = table.frame_with({"A.stock2": "KD"}, confidence=0.57)
+    assert [(type(e), e.player, str(e.card), e.pile) for e in events] == [(TakeBack, Player.A, "KD", 1)]
+    assert events[0].t < lifted
+    assert table.obs.state.tops["pile1"] == "5D" and [p.card for p in table.obs.state.piles[1]] == ["5D"]
+    # the slot first: the pile's reading is believed when it comes
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    assert table.frame_with({"A.stock2": "KD"}, confidence=0.57) == []
+    events = table.frame_with({"pile1": "5D"}, confidence=0.72)
+    assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
+    # too late to agree, or another slot: nothing
+    for late, slot in ((True, "A.stock2"), (False, "A.stock3")):
+        table = Table(layout)
+        table.frame_with({"A.stock2": "back"})
+        table.frame_with({"pile1": "KD"})
+        assert table.frame_with({"pile1": "5D"}, confidence=0.72) == []
+        if late:
+            table.idle(int(PAIR_WINDOW_S * FPS) + 1)
+        events = table.frame_with({slot: "KD"}, confidence=0.57)
+        assert not any(isinstance(e, TakeBack) for e in events)  # (in slot 3, a turn: a clash)
+        assert table.obs.state.tops["pile1"] == "KD"
 
 
 def test_a_take_back_is_not_put_before_the_hand_came(layout: MatLayout) -> None:
@@ -312,6 +367,20 @@ def test_a_slot_emptied_under_a_hand_is_read_again_once_the_hand_has_gone(layout
     assert [(type(e), e.player, e.from_slot, e.to_slot, str(e.card)) for e in events] == [
         (Move, Player.B, 1, 6, "10C")]
     assert table.obs.rereads(TrackedFrame(table.frame + 1, t, still, (), ())) == []  # read once
+
+
+def test_a_slot_read_empty_under_a_hand_and_again_after_it_lost_its_card_at_first(layout: MatLayout) -> None:
+    """Game 5009 at 1280x720: B's slot 1 read empty under B's arm at 11.1 s, and again with no
+    hand at 11.4 s: the 2D left as the hand came, before the first change settled (timed from
+    the second, its play was put 0.54 s late)."""
+    table = Table(layout)
+    assert table.frame_with({"B.stock1": "empty"}, hands=(hand(Player.B, "B.stock1"),), hand_over=True) == []
+    first = table.frame / FPS
+    table.idle(3)
+    assert table.frame_with({"B.stock1": "empty"}, busy_frames=4) == []
+    events = table.frame_with({"pile2": "10C"}, hands=(hand(Player.B, "pile2"),))
+    assert [(type(e), e.player, e.slot, str(e.card)) for e in events] == [(Play, Player.B, 1, "10C")]
+    assert abs(events[0].start - (first - 3 / FPS - LEFT_LAG_S)) < 1e-9
 
 
 def test_a_card_back_in_a_slot_that_settled_empty_under_a_lingering_hand_came_back(layout: MatLayout) -> None:
