@@ -42,6 +42,11 @@ _MAPS = itertools.count(1)
 
 ARM_BEYOND_MM = 8.0  # a hand blob reaches at least this far beyond its player's edge of the mat
 FAR_EDGE_MM = 10.0  # ... and a blob that comes this near the other player's edge holds their arm too
+#: where the camera's view ends within this of a player's edge, a blob reaching that end comes
+#: in from that side when it is at least ``VIEW_END_ARM_MM2`` (larger than a card, 5544 mm^2,
+#: and its shadow), or reaches in from the other side too
+VIEW_EDGE_BAND_MM = 60.0
+VIEW_END_ARM_MM2 = 7000.0
 #: the fraction of a zone a hand covers that counts as touching it (``HandBlob.touches``)
 PART_COVERED = 0.2
 
@@ -299,6 +304,19 @@ class ZoneTracker:
         self._cells_valid = cells_valid > 0.99
         self._mat_y_cells = (np.arange(self._out_h // cell) + 0.5) * cell / s - m
         self._mat_x_cells = (np.arange(self._out_w // cell) + 0.5) * cell / s - m
+        # where the camera's view ends short of a player's edge of the mat: the valid cells
+        # next to an invalid one (or the grid's end) above (B's side) and below (A's side),
+        # within VIEW_EDGE_BAND_MM of that edge (``_reaches_far_side``)
+        valid = self._cells_valid
+        end_below = np.ones_like(valid)
+        end_below[:-1] = ~valid[1:]
+        end_above = np.ones_like(valid)
+        end_above[1:] = ~valid[:-1]
+        h_mm = self.cal.layout.size_mm[1]
+        ys = self._mat_y_cells[:, None]
+        self._view_ends_by: dict[Player, np.ndarray] = {
+            Player.A: valid & end_below & (ys >= h_mm - VIEW_EDGE_BAND_MM) & (ys < h_mm + ARM_BEYOND_MM),
+            Player.B: valid & end_above & (ys <= VIEW_EDGE_BAND_MM) & (ys > -ARM_BEYOND_MM)}
         self.last_mask: np.ndarray | None = None
         self._active_mask: np.ndarray = np.zeros((1, 1), np.uint8)
         # strays: cells on the mat and away from every zone, the mat as it was there when first
@@ -545,18 +563,24 @@ class ZoneTracker:
             y1_mm = (y + bh) * cell_mm - m
             x0_mm = x * cell_mm - m
             x1_mm = (x + bw) * cell_mm - m
-            # an arm comes in from beyond the mat's edge; a card lying near the edge does not
-            from_bottom = y1_mm >= h_mm + ARM_BEYOND_MM
-            from_top = y0_mm <= -ARM_BEYOND_MM
-            # an arm that reaches the other player's edge is the other player's arm joined to
-            # it, seen only from the edge in (slap-eval seed 6005: B's dark sleeve on the dark
-            # floor beyond the mat did not differ from the background): no one reaches that far
-            from_top = from_top or (from_bottom and y0_mm <= FAR_EDGE_MM)
-            from_bottom = from_bottom or (from_top and y1_mm >= h_mm - FAR_EDGE_MM)
+            # an arm comes in from beyond the mat's edge; a card lying near the edge does not.
+            # Where the camera's view ends short of the edge, an arm comes in from that end, and
+            # is larger than a card (slap-eval and race-eval seed 6102: the view ended 12 mm
+            # short of A's edge, A's arm was seen only when it joined B's, and then as B's)
+            blob = labels == i
+            at_end_a = self._view_ends_by[Player.A][blob].any()
+            at_end_b = self._view_ends_by[Player.B][blob].any()
+            from_bottom = y1_mm >= h_mm + ARM_BEYOND_MM or (at_end_a and area_mm2 >= VIEW_END_ARM_MM2)
+            from_top = y0_mm <= -ARM_BEYOND_MM or (at_end_b and area_mm2 >= VIEW_END_ARM_MM2)
+            # an arm that reaches the other player's edge (or the view's end there) is the other
+            # player's arm joined to it, seen only from the edge in (slap-eval seed 6005: B's
+            # dark sleeve on the dark floor beyond the mat did not differ from the background):
+            # no one reaches that far
+            from_top = from_top or (from_bottom and (y0_mm <= FAR_EDGE_MM or at_end_b))
+            from_bottom = from_bottom or (from_top and (y1_mm >= h_mm - FAR_EDGE_MM or at_end_a))
             if not (from_bottom or from_top):
                 continue  # a blob that does not reach in from a side: a card moved by the light,
                 # or a change that the background has not absorbed yet
-            blob = labels == i
             keep[blob] = 1
             if np.mean(self._still_cells[blob] >= self.s.resting_frames) < 0.8:
                 active[blob] = 1

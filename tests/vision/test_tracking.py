@@ -99,6 +99,31 @@ def test_an_arm_reaching_the_other_player_s_edge_holds_the_other_player_s_arm() 
     assert [(str(hand.player), hand.merged) for hand in tracker.update(frame, 1 / 30).hands] == [("A", False)]
 
 
+def test_an_arm_reaching_where_the_view_ends_short_of_the_other_player_s_edge_holds_their_arm() -> None:
+    """Slap-eval seed 6102: the camera's view ended 12 mm short of A's edge of the mat; A's arm,
+    under B's on pile 2, joined B's in one blob that reached the view's end there, not the
+    edge: both arms were taken for B's, and A's slap was lost. A's arm alone was not seen at
+    all. Something the size of a card there is no arm."""
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    with open_video(FIXTURES / "exchange" / "video.mp4") as source:
+        empty = next(iter(source)).image
+    w, h = cal.layout.size_mm
+    # the view ends 15 mm short of A's edge (image rows below it cut off)
+    rows = int(cal.mat_to_image(np.array([[x, h - 15.0] for x in (0.0, w / 2, w)]))[:, 1].min())
+    short = cal.replace(image_size=(cal.image_size[0], rows))
+    for x, y, players in (((280.0, 340.0), (-40.0, h + 40.0), ["A", "B"]),  # B's arm joined to A's
+                          ((280.0, 340.0), (-40.0, h / 2), ["B"]),  # B's arm, half way
+                          ((280.0, 340.0), (h / 2, h + 40.0), ["A"]),  # A's arm, from the view's end
+                          ((280.0, 343.0), (h - 88.0, h + 40.0), [])):  # a card at the view's end
+        tracker = ZoneTracker(short)
+        tracker.update(empty[:rows].copy(), 0.0)
+        frame = empty.copy()
+        _with_arm(frame, cal, x, y)
+        hands = tracker.update(frame[:rows].copy(), 1 / 30).hands
+        assert sorted(str(hand.player) for hand in hands) == players
+        assert all(hand.merged == (len(players) == 2) for hand in hands)
+
+
 def test_hand_cells_say_where_hands_move_and_where_they_rest() -> None:
     cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
     with open_video(FIXTURES / "exchange" / "video.mp4") as source:
