@@ -20,11 +20,12 @@ What it does, only when the observer gives a play (a pile settled), a move or sl
   (:func:`~referee.vision.arbitration.track_card`) and its touch is placed on its carry
   (:func:`~referee.vision.arbitration.estimate_contact`). A good estimate (quality at least
   ``min_quality``, within ``max_shift_s`` of the observer's time, before the zone settled;
-  for a card found underneath, any time after it left its slot up to ``max_shift_s`` past the
-  observer's, which is only a bound; for a pile busy longer than ``max_shift_s`` before it
-  settled, as when a hand lingers over it, any time while it was busy, after the card left;
-  any time after the card left and before the pile's busy spell began, when the track found
-  the card on the pile through the views between: its earlier settle was misread)
+  for a card found underneath, any time from ``min_carry_s`` after it left its slot up to
+  ``max_shift_s`` past the observer's, which is only a bound; for a pile busy longer than
+  ``max_shift_s`` before it settled, as when a hand lingers over it, any time while it was
+  busy, that long after the card left; any time that long after the card left and before the
+  pile's busy spell began, when the track found the card on the pile through the views
+  between: its earlier settle was misread)
   replaces the observer's ``t``; the estimate goes into
   the event's evidence either way, and ``start`` becomes the instant the track first moves.
   A face whose first view leaves the kept views keeps its follow's finished track when its
@@ -77,6 +78,11 @@ class ArbiterSettings:
     min_quality: float = 0.1
     #: ... and within this of the observer's time (a wrong track lands far off)
     max_shift_s: float = 0.25
+    #: ... and at least this long after the card left its slot (where its track first moves):
+    #: no carry in the evaluation clips' truth was shorter than 0.21 s (552 plays), and the
+    #: track's first move may come up to ~0.1 s late (race-eval seed 6113 with the model: A's
+    #: 10H put 0.05 s after it left, 0.26 s early, from 8 views of a track that lost it)
+    min_carry_s: float = 0.12
     faces_per_slot: int = 3  # faces kept per stock slot (the latest one cut before the card left is used)
     slap_before_frames: int = 15  # hand views from this long before the first slap ...
     slap_after_frames: int = 7  # ... to this long after the last (both hands lie still)
@@ -561,7 +567,7 @@ class Arbiter:
             return False
         evidence = ev.evidence or {}
         left = est.left if est.left is not None else ev.start
-        after_left = (left is None or c.t > left) and c.t <= ev.t + self.s.max_shift_s
+        after_left = (left is None or c.t > left + self.s.min_carry_s) and c.t <= ev.t + self.s.max_shift_s
         if evidence.get("underneath") is True:
             # a card found underneath: the observer's time is only a bound (it touched before
             # the card on top); the estimate may lie anywhere after the card left its slot
@@ -748,13 +754,16 @@ class Arbiter:
         out += [Arbitrated(h.slap) for h in held if all(h is not q for q in pairs)]
         return out
 
-    def _hand_views(self, first_t: float, piles: set[int]
+    def _hand_views(self, first_t: float, piles: set[int], last_frame: int
                     ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | str:
         """The small views from ``slap_before_frames`` before the first slap (``first_t``) to
-        the last, and the background round ``piles``: each pixel as the kept views before
+        ``last_frame`` (``slap_after_frames`` after the observer saw the last; not later, when
+        the slaps came late, held behind a card read again: the hands had moved on, and the
+        arm-stop found was a later one, slap-eval seed 6116 with the model, A's slap put 0.72 s
+        late), and the background round ``piles``: each pixel as the kept views before
         ``first_t`` last showed it free of hands
         (:func:`~referee.vision.arbitration.hand_free_background`)."""
-        rows = self._small.rows()
+        rows = [r for r in self._small.rows() if r[0] <= last_frame]
         if len(rows) < 8 or self.geo_small is None:
             return "too few views kept"
         dt = float(np.median(np.diff([t for _, t, _ in rows])))
@@ -777,8 +786,9 @@ class Arbiter:
         slaps = [h.slap for h in held]
         late = any((s.evidence or {}).get("before_known") for s in slaps)
         window = ("seen only when the round was known over, after the hands had gone: their views "
-                  "no longer show them") if late else self._hand_views(min(s.t for s in slaps),
-                                                                       {s.pile for s in slaps})
+                  "no longer show them") if late else self._hand_views(
+                      min(s.t for s in slaps), {s.pile for s in slaps},
+                      max(s.frame for s in slaps) + self.s.slap_after_frames)
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
         if isinstance(window, str):
             hands = {s.pile: window for s in slaps}

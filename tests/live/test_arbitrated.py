@@ -28,6 +28,7 @@ from referee.sim.oracle import TruthReader, TruthZoneReader, game_so_far
 from referee.sim.truth import read_events
 from referee.vision import arbitration as ar
 from referee.vision.calibration import load_calibration
+from referee.vision.tracking import TrackedFrame
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 RACES = ["race-4f", "race-2f", "race-1f", "race-subframe"]
@@ -274,6 +275,31 @@ def test_two_slaps_on_one_pile_are_ordered_by_the_hands() -> None:
     assert "uncertain" not in winner[0].message
 
 
+def test_slaps_given_late_are_timed_on_the_views_round_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slap-eval seed 6116 with the model: the slaps were held behind a card read again and
+    reached the arbiter a second late; timed on every view kept up to then, A's arm-stop was a
+    later one (0.72 s late) and B's arm was still moving in the last view. Slaps that come
+    late are timed as when they come at once."""
+    from referee.live.arbitrate import Arbiter
+
+    refine = Arbiter.refine
+    delayed: list[tuple[int, TableEvent]] = []
+
+    def refine_late(self: Arbiter, events: Sequence[TableEvent], tracked: TrackedFrame,
+                    not_before: float = -math.inf) -> list:
+        delayed.extend((tracked.frame + 20, e) for e in events if isinstance(e, Slap))
+        due = [e for f, e in delayed if f <= tracked.frame]
+        delayed[:] = [(f, e) for f, e in delayed if f > tracked.frame]
+        return refine(self, [e for e in events if not isinstance(e, Slap)] + due, tracked, not_before)
+
+    on_time = refereed("slap-same")
+    monkeypatch.setattr(Arbiter, "refine", refine_late)
+    late = referee_fixture("slap-same")
+    assert not delayed
+    assert [s.player for s in found(late, Slap)] == [s.player for s in found(on_time, Slap)]
+    assert [s.t for s in found(late, Slap)] == pytest.approx([s.t for s in found(on_time, Slap)], abs=0.005)
+
+
 def test_slaps_on_different_piles_keep_their_piles() -> None:
     referee = refereed("slap-different")
     slaps = [e for e in found(referee, Slap) if isinstance(e, Slap)]
@@ -374,6 +400,10 @@ def test_a_card_underneath_takes_its_touch_from_its_carry_well_before_the_observ
     # a card underneath: the observer's time is only a bound; any time after the card left will do
     assert arbiter._usable(estimate(1.6), under, now) and arbiter._usable(estimate(2.2), under, now)
     assert not arbiter._usable(estimate(1.1), under, now)  # before it left its slot
+    # ... or too soon after to have crossed to the pile (race-eval seed 6113: 0.05 s after)
+    soon = arbiter.s.min_carry_s
+    assert not arbiter._usable(estimate(1.2 + soon - 0.02), under, now)
+    assert arbiter._usable(estimate(1.2 + soon + 0.02), under, now)
     assert not arbiter._usable(estimate(2.4), under, now)  # well after the bound
     assert not arbiter._usable(estimate(1.6, quality=0.05), under, now)
     assert not arbiter._usable(estimate(1.6, left=None), replace(under, start=1.7), now)
