@@ -333,7 +333,7 @@ class Observer:
         #: slots read "empty" under a hand the tracker saw only in its box (``_hidden_by_hand``)
         self._box_hidden: set[str] = set()
         #: per pile zone, a take-back read not surely enough (its top kept): the change, the
-        #: reading of the card beneath, and the top it would take back (``_doubted_take_back``)
+        #: reading of the card beneath, and the top it would take back (``_take_back_seen_in_slot``)
         self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int], str]] = {}
 
     # ------------------------------------------------------------------ the first frame

@@ -306,7 +306,7 @@ class ZoneTracker:
         self._mat_x_cells = (np.arange(self._out_w // cell) + 0.5) * cell / s - m
         # where the camera's view ends short of a player's edge of the mat: the valid cells
         # next to an invalid one (or the grid's end) above (B's side) and below (A's side),
-        # within VIEW_EDGE_BAND_MM of that edge (``_reaches_far_side``)
+        # within VIEW_EDGE_BAND_MM of that edge (where ``_hands`` lets an arm come in)
         valid = self._cells_valid
         end_below = np.ones_like(valid)
         end_below[:-1] = ~valid[1:]
