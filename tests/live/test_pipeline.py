@@ -311,8 +311,7 @@ def test_a_video_refereed_again_gives_the_same_log() -> None:
     """A dispute is settled by refereeing the recording again: the same video must give the
     same log, record for record, with the card model, whether its frames are prepared ahead on
     a thread of their own (as ``replay`` does) or not, and after another referee has run in the
-    same process. (One of three full runs of the 20 evaluation games gave game 5009 otherwise,
-    which no single run has repeated: docs/observation.md, "Since stop 34".)"""
+    same process."""
     from referee.eventlog import record_to_json
     from referee.live.ahead import prepared_ahead
     from referee.live.pipeline import ModelReader
