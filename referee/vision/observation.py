@@ -332,9 +332,9 @@ class Observer:
         self._slot_zones = set(self._slot_zone.values())
         #: slots read "empty" under a hand the tracker saw only in its box (``_hidden_by_hand``)
         self._box_hidden: set[str] = set()
-        #: per pile zone, a take-back read not surely enough (its top kept): the change, the
-        #: reading of the card beneath, and the top it would take back (``_take_back_seen_in_slot``)
-        self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int], str]] = {}
+        #: per pile zone, a take-back read not surely enough (its top kept): the change and the
+        #: reading of the card beneath (``_take_back_seen_in_slot``); gone at the pile's next change
+        self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int]]] = {}
 
     # ------------------------------------------------------------------ the first frame
     def start(self, readings: Mapping[str, ZoneReading], frame: int, t: float,
@@ -1350,7 +1350,7 @@ class Observer:
         if depth is not None and (top_read_too or (reading.confidence < TAKE_BACK_CONFIDENCE
                                                    and not self._back_in_its_slot(pile[-1], reading))):
             # (the top read surely as well, as the runner-up: one of its indices showed it still)
-            self._doubted_take_backs[change.zone] = (change, reading, since, old)
+            self._doubted_take_backs[change.zone] = (change, reading, since)
             log.info("frame %d: %s read as %s (%.2f; runner-up %s, %.2f), beneath its top %s: not sure "
                      "enough for a take-back", change.frame, change.zone, new, reading.confidence,
                      reading.runner_up, reading.runner_up_confidence, old)
@@ -1451,13 +1451,14 @@ class Observer:
         doubted = self._doubted_take_backs.get(zone or "")
         if zone is None or doubted is None or change.time - doubted[0].time > PAIR_WINDOW_S:
             return []
-        was, beneath, since, top = doubted
-        if not self._back_in_its_slot(self.state.piles[pile_n][-1], beneath):
+        was, beneath, since = doubted
+        top = self.state.piles[pile_n][-1]  # the pile has not changed since (it would have gone)
+        if not self._back_in_its_slot(top, beneath):
             return []
         log.info("frame %d: %s shows %s again: pile %d read as %s (%.2f) was a take-back", change.frame,
-                 change.zone, top, pile_n, beneath.label, beneath.confidence)
+                 change.zone, top.card, pile_n, beneath.label, beneath.confidence)
         self.state.tops[zone] = beneath.label
-        return self._pile_change(was, beneath, since, pile_n, top, beneath.label)
+        return self._pile_change(was, beneath, since, pile_n, top.card, beneath.label)
 
     def _read_as_the_card_that_left(self, change: ZoneChange, reading: ZoneReading) -> ZoneReading:
         """A spit pile's new top seen as a face-up card but not read surely (``card``), when
@@ -1836,12 +1837,9 @@ def _guessed(evidence: dict[str, object], reading: ZoneReading) -> dict[str, obj
 
 def _zone_box(zone: Zone) -> tuple[float, float, float, float]:
     """The mat box (x0, y0, x1, y1, mm) round a zone, turned as it lies."""
-    a = math.radians(zone.angle_deg)
-    w, h = zone.size
-    half_x = (abs(math.cos(a)) * w + abs(math.sin(a)) * h) / 2
-    half_y = (abs(math.sin(a)) * w + abs(math.cos(a)) * h) / 2
-    cx, cy = zone.center
-    return cx - half_x, cy - half_y, cx + half_x, cy + half_y
+    poly = zone.polygon()
+    (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
+    return float(x0), float(y0), float(x1), float(y1)
 
 
 def _boxes_overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
