@@ -120,6 +120,15 @@ class ArbiterSettings:
     #: A's 6C, found at 0.89-0.92 as it was carried onto pile 1, then at 0.55-0.70 under B's
     #: 6D and away with B's hand, was taken for a card elsewhere)
     placed_score: float = 0.8
+    #: ... and one not found so on it lies under it only when its last find at least this good
+    #: lies on the pile, or it was found all the way from its slot (``slot_near_mm``): a follow
+    #: that lost its card under a hand may find again another card the hand carries, matching
+    #: it poorly (race-eval seed 6121 with the model: A's KC, never taken from its slot, lost
+    #: under A's hand at 0.67, then found at 0.57-0.42 on the 10C that hand carried onto pile 1,
+    #: was put under B's 8D, played with 10C: two false faults). A card carried may match as
+    #: poorly all the way (race-eval seed 6084 with the model: B's 8S at 0.45-0.54).
+    beneath_score: float = 0.5
+    slot_near_mm: float = 10.0
     min_gap_s: float = 0.001  # ordered events at least this far apart (a refined time: after the last judged)
     #: in a race, the recogniser's word on which card lies on top is left out when the pile's
     #: reading put the other race card second at least this share as surely (game 5017 at
@@ -398,7 +407,9 @@ class Arbiter:
         found under the landing card, partly covered or alike (game 5017: 10D under 10S), but a
         card in a hand over it is not under it (game 5009: the second card of one hand, above
         the pile, was taken for one underneath). A card last found well on the pile and poorly
-        since, or lost, is under it (``placed_score``)."""
+        since, or lost, is under it (``placed_score``); one whose last fair find
+        (``beneath_score``) was off the pile, and which was lost on its way from its slot, is
+        placed nowhere (race-eval seed 6121)."""
         beneath, elsewhere = set(), set()
         for faces in self._faces.values():
             for face in faces:
@@ -406,17 +417,22 @@ class Arbiter:
                 if f is None or face.label == landing.label:
                     continue
                 now, last, step = f.last_centre, f.last_found_centre, f.last_step_mm
+                covered = False
                 if not f.score(len(f) - 1) >= self.s.placed_score:  # found poorly now, or not at all
                     well = f.last_found_centre_scoring(self.s.placed_score)
                     if well is not None and self._pile_at(*well) == landing.zone:
                         now, last, step = None, well, None  # covered by the landing card since
+                        covered = True
                 last_pile = self._pile_at(*last) if last is not None else None
                 outside = now is not None and self._pile_at(*now) != landing.zone
                 carried = step is not None and step >= self.s.landing_carried_mm
                 if outside or carried or last_pile not in (None, landing.zone):
                     elsewhere.add(face.label)
                 elif last_pile == landing.zone:
-                    beneath.add(face.label)
+                    fair = None if covered else f.last_found_centre_scoring(self.s.beneath_score)
+                    if covered or (fair is not None and self._pile_at(*fair) == landing.zone) \
+                            or f.found_since_its_slot(self.s.slot_near_mm):
+                        beneath.add(face.label)
         return replace(landing, beneath=frozenset(beneath - elsewhere), elsewhere=frozenset(elsewhere))
 
     def _pile_at(self, x: float, y: float) -> str | None:

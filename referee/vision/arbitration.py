@@ -604,6 +604,20 @@ class CardFollow:
         c = self._f.centres[ok[-1]]
         return float(c[0]), float(c[1])
 
+    def found_since_its_slot(self, near_mm: float) -> bool:
+        """Whether the card was found in every view from the last where it lay within
+        ``near_mm`` of where it first lay to the last where it was found (a follow that lost it
+        on the way and found a card again may have found another one)."""
+        c = self._f.centres
+        ok = np.isfinite(self._f.scores) & np.isfinite(c).all(axis=1)
+        found = np.flatnonzero(ok)
+        if not len(found):
+            return False
+        dist = np.hypot(c[:, 0] - c[0, 0], c[:, 1] - c[0, 1])
+        near = np.flatnonzero(ok & (np.nan_to_num(dist, nan=np.inf) < near_mm))
+        start = int(near[-1]) if len(near) else 0
+        return bool(ok[start:found[-1] + 1].all())
+
     @property
     def last_step_mm(self) -> float | None:
         """How far the card moved between the last two views (None: not found in both)."""

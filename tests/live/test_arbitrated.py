@@ -599,7 +599,10 @@ def test_a_landing_places_the_other_followed_cards() -> None:
     the pile, is not under the first); found outside the pile or last found on the other
     pile, elsewhere; lost away from both piles, nowhere. One found well on the pile, then
     poorly and moving off (covered by the landing card, its follow running off with the hand:
-    game 5015's 6C at 1280x720) lies beneath."""
+    game 5015's 6C at 1280x720) lies beneath. One lost in its slot and then found only poorly,
+    on its way to the pile and on it (the follow ran off with another card the hand carried:
+    race-eval seed 6121's KC with the model), is nowhere; one found as poorly all the way from
+    its slot (race-eval seed 6084's 8S) lies beneath."""
     from collections import deque
     from types import SimpleNamespace
 
@@ -611,8 +614,8 @@ def test_a_landing_places_the_other_followed_cards() -> None:
     x, y = calibration.layout.zone("pile1").center
     ox, oy = calibration.layout.zone("pile2").center
     slot_x, slot_y = calibration.layout.zone("A.stock5").center
-    good, poor = 0.95, 0.55
-    assert poor < arbiter.s.placed_score <= good
+    good, poor, poorer = 0.95, 0.55, 0.42
+    assert poorer < arbiter.s.beneath_score <= poor < arbiter.s.placed_score <= good
 
     class Follow:
         """A card's finds, view by view: (where, how well), None where it was not found."""
@@ -644,6 +647,12 @@ def test_a_landing_places_the_other_followed_cards() -> None:
         def last_found_centre_scoring(self, min_score: float) -> tuple[float, float] | None:
             return next((f[0] for f in reversed(self.finds) if f is not None and f[1] >= min_score), None)
 
+        def found_since_its_slot(self, near_mm: float) -> bool:  # (each card here starts in its slot)
+            last = max(i for i, f in enumerate(self.finds) if f is not None)
+            start = max(i for i, f in enumerate(self.finds[:last + 1])
+                        if f is not None and math.dist(f[0], self.finds[0][0]) < near_mm)
+            return all(f is not None for f in self.finds[start:last + 1])
+
     def face(label: str, *finds: tuple[tuple[float, float], float] | None) -> SimpleNamespace:
         return SimpleNamespace(label=label, follow=Follow(*finds))
 
@@ -658,8 +667,12 @@ def test_a_landing_places_the_other_followed_cards() -> None:
              # on the pile, then matched poorly and running off with a hand: under KD
              face("6C", slot, ((x, y), good), ((x + 3, y + 20), poor), ((x + 40, y + 60), poor)),
              # found poorly outside the pile, last found well in its slot: there, elsewhere
-             face("9H", slot, ((slot_x + 3, slot_y), poor))]
+             face("9H", slot, ((slot_x + 3, slot_y), poor)),
+             # lost under a hand in its slot, then found poorly on the way to the pile and on it
+             face("KC", slot, None, ((slot_x + 20, slot_y - 40), poor), ((x, y + 5), poorer), None),
+             # found as poorly all the way from its slot onto the pile: under KD
+             face("8S", slot, ((slot_x + 20, slot_y - 40), poorer), ((x, y + 5), poorer), None)]
     arbiter._faces = {"A.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what _placed reads
     placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9))
-    assert placed.beneath == {"10D", "4C", "6C"}
+    assert placed.beneath == {"10D", "4C", "6C", "8S"}
     assert placed.elsewhere == {"2S", "7H", "JS", "9H"}

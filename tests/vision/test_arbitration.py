@@ -182,6 +182,14 @@ def test_a_followed_card_rests_only_once_it_lies_still() -> None:
     assert play.t < follow.time(first) < play.t + 0.25  # ... from a little after the touch
     assert follow.last_centre == pytest.approx((x, y))
     assert follow.first_centre == pytest.approx((face.pose.x, face.pose.y), abs=2)
+    assert follow.found_since_its_slot(10.0)  # found in every view of its carry
+    # the same card, one view of its carry blank (lost, then found again): not found all the way
+    gap = ar.CardFollow(c.views[k0], k0 / 30.0, face, c.geo)
+    blank = max(k for k, d in zip(range(k0 + 1, k1), during, strict=True) if d) - 2  # near the pile
+    for k in range(k0 + 1, k1):
+        gap.add(np.full_like(c.views[k], 128) if k == blank else c.views[k], k / 30.0)
+    assert gap.last_found_centre == pytest.approx((x, y), abs=1.0)
+    assert not gap.found_since_its_slot(10.0)
 
 
 def test_a_card_follow_refuses_views_out_of_step() -> None:
