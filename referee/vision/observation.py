@@ -321,6 +321,9 @@ class Observer:
         #: stray number -> (player, card) of the sixth pile it is
         self._strays_waiting: list[StrayChange] = []
         self._stray_cards: dict[int, tuple[Player, str]] = {}
+        #: a pile change explained since the rules engine last said what it expects
+        #: (``note_game``): it has not yet judged whether that play ended the round
+        self._pile_news = False
         #: events held back behind a spit card (``_hold_spits``) and since when
         self._held: list[TableEvent] = []
         self._held_at: float | None = None
@@ -924,6 +927,7 @@ class Observer:
         self.note_round_over(slaps_open)
         self.dealing = set(dealing)
         self.slots = slots
+        self._pile_news = False
 
     def note_round_over(self, over: bool) -> None:
         """The rules engine says whether the round is over (slaps are looked for then). A hand
@@ -1321,8 +1325,9 @@ class Observer:
         pile = self.state.piles.setdefault(pile_n, [])
         self._doubted_take_backs.pop(change.zone, None)
         t = self._touch(change)
-        if self.round_over and (change.hand_over or self._hand_was_over(change.zone, Player.A, since[0])
-                                or self._hand_was_over(change.zone, Player.B, since[0])):
+        if (self.round_over or (self._pile_news and self._stock_played_out())) and (
+                change.hand_over or self._hand_was_over(change.zone, Player.A, since[0])
+                or self._hand_was_over(change.zone, Player.B, since[0])):
             # under the slapping hands after the round ended, what shows is whatever peeks out
             # or nothing (slap-eval seeds 6018 and 6009: the card beneath, taken for a take-back of
             # the top; the pile hidden, read empty, taken for a take-pile): nothing is put on a
@@ -1331,6 +1336,7 @@ class Observer:
                      change.frame, change.zone, new, old)
             self.state.tops[change.zone] = old
             return []
+        self._pile_news = True
         if new == "empty":
             taker = self._hand_player(change.zone, since[0], change.time)
             pile.clear()
@@ -1433,6 +1439,29 @@ class Observer:
                            card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
+
+    def _stock_played_out(self) -> bool:
+        """Whether a player's slots all lie empty (outside a deal): they have played every stock
+        card, and the round is over (E1a) before the rules engine says so. The engine hears of
+        a play explained in this frame only after its changes (slap-eval seed 6121: A's last play, held
+        for its pile to settle clear, was given in the frame where the slapping hands, having
+        pushed it, let the card beneath show: a false F_TAKE_BACK). Not while a card that left a
+        slot is still to be explained (it may be the last play, which this change may be); a
+        slot read empty under a hand whose card now lies on a pile is empty."""
+        if self.dealing:
+            return False
+
+        def empty(player: Player, slot: int) -> bool:
+            if any(not d.used and d.player is player and d.slot == slot for d in self._departures):
+                return False
+            zone = self._slot_zone.get((player, slot), "")
+            top = self.state.tops.get(zone)
+            hidden = self._under_hand.get(zone)
+            return top == "empty" or (hidden is not None and hidden[2].label == "empty" and any(
+                p.card == top and p.player is player and p.slot == slot
+                for pile in self.state.piles.values() for p in pile))
+
+        return any(all(empty(player, slot) for slot in range(1, self.slots + 1)) for player in Player)
 
     def _back_in_its_slot(self, top: _PileCard, beneath: ZoneReading) -> bool:
         """Whether a pile's ``top`` shows again in the slot it was played from, while the pile

@@ -209,6 +209,39 @@ def test_a_pile_read_under_the_slapping_hands_keeps_its_top(layout: MatLayout) -
     assert [type(e) for e in events] == [TakeBack]
 
 
+def test_a_pile_under_hands_keeps_its_top_once_a_player_played_every_stock_card(layout: MatLayout) -> None:
+    """Slap-eval seed 6121: A's last stock card (KD, its slot read empty under A's hand) is
+    played, and in the same frame, before the rules engine has said the round is over, pile 1
+    settles under the slapping hands showing the card beneath: no take-back (A's slots are
+    all empty, so the round is over). With a card left in a slot it is a take-back."""
+    others_empty = {"A.stock1": "empty", "A.stock3": "empty", "A.stock4": "empty"}
+    for left in ("empty", "7H"):
+        table = Table(layout)
+        table.obs.state.tops.update({**others_empty, "A.stock5": left})
+        over_slot = (hand(Player.A, "A.stock2"),)
+        assert table.frame_with({"A.stock2": "empty"}, hands=over_slot, hand_over=True) == []
+        played = table.frame_with({"pile1": "KD"})
+        assert [(type(e), str(e.card)) for e in played] == [(Play, "KD")]
+        slapping = (hand(Player.A, "pile1"), hand(Player.B, "pile1"))
+        events = table.frame_with({"pile1": "5D"}, hands=slapping, before=(), hand_over=True)
+        if left == "empty":
+            assert events == [] and table.obs.state.tops["pile1"] == "KD"
+            # once the engine has judged the play, and allocated the piles with no slap to wait
+            # for, a pile taken under a hand is taken (fixture round-end)
+            table.obs.note_game(False, set(), 5)
+            taken = table.frame_with({"pile1": "empty"}, before=(hand(Player.A, "pile1"),))
+            assert [(type(e), e.player) for e in taken] == [(TakePile, Player.A)]
+        else:
+            assert [type(e) for e in events] == [TakeBack]
+    # the last card itself, its slot seen empty first, is played under the hand that puts it
+    # there (fixture slap-different)
+    table = Table(layout)
+    table.obs.state.tops.update({**others_empty, "A.stock5": "empty"})
+    assert table.frame_with({"A.stock2": "empty"}) == []
+    played = table.frame_with({"pile1": "KD"}, hands=(hand(Player.A, "pile1"),), hand_over=True)
+    assert [(type(e), str(e.card)) for e in played] == [(Play, "KD")]
+
+
 def king_under_ten(layout: MatLayout) -> Table:
     """A's KD from slot 2 on pile 1's five (illegal, to be taken back), B's 10C from slot 1 on it."""
     table = Table(layout)
