@@ -62,7 +62,7 @@ from referee.players import Player
 from referee.vision import arbitration as ar
 from referee.vision.mat import ZoneKind
 from referee.vision.observation import PLAY_CARRY_S
-from referee.vision.tracking import TrackedFrame, ZoneTracker
+from referee.vision.tracking import StrayChange, TrackedFrame, ZoneTracker
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +105,14 @@ class ArbiterSettings:
     #: ``landing_from_mm`` from where it lay in its slot
     landing_score: float = 0.5
     landing_from_mm: float = 40.0
+    #: a followed card lying still this many views in a row (0.5 s; each within
+    #: ``landing_still_mm`` of the last), matching its face at least ``landing_score`` (median),
+    #: ``landing_from_mm`` from its slot and its centre at least ``stray_from_zone_mm`` outside
+    #: every zone, was put down outside the zones (a sixth pile) while a hand may lie over it
+    #: still: the tracker's strays wait for the hand to go (game 5007 at 1280x720: B's AH, put
+    #: 52 mm left of B's slot 5 and taken back 0.8 s later, the hand never leaving it, was missed)
+    stray_views: int = 15
+    stray_from_zone_mm: float = 10.0
     #: a play's estimate earlier than the busy spell whose settle gave it counts when its track
     #: found the card on the pile in this share of the views between, and at least this many
     on_pile_share: float = 0.8
@@ -159,6 +167,7 @@ class _Face:
     #: view is no longer kept)
     follow: ar.CardFollow | None = None
     landed: bool = False  # given as a carried landing (once)
+    strayed: bool = False  # given as a card at rest outside the zones (once)
     #: the follow's track, finished when its first view was no longer kept, for a card that
     #: had left its slot (a play explained only later still has its trajectory)
     kept_track: ar.CardTrack | None = None
@@ -273,6 +282,7 @@ class Arbiter:
         self.costs = ArbiterCosts()
         self._held: list[_HeldSlap] = []
         self._behind_slaps: list[Arbitrated] = []  # events that came while a pair of slaps was held
+        self._next_stray = 0  # the strays found by following cards: -1, -2 ...
         self.reset(tracker)
 
     def reset(self, tracker: ZoneTracker) -> None:
@@ -290,6 +300,7 @@ class Arbiter:
         self._prev: tuple[int, float, np.ndarray] | None = None  # the previous frame's colour view
         self._last_view: np.ndarray | None = None
         self._stock = [z.id for z in self.layout.zones if z.kind is ZoneKind.STOCK]
+        self._zone_outlines = [z.polygon().astype(np.float32) for z in self.layout.zones]
         self._pile_outlines = [(z.id, z.polygon().astype(np.float32)) for z in self.layout.zones
                                if z.kind is ZoneKind.PILE]
 
@@ -375,29 +386,58 @@ class Arbiter:
         """Cards followed from their slots that now lie still on a spit pile that is still busy
         (each face's card once; one per pile), which ``tops`` does not already show there."""
         out: dict[str, Landing] = {}
-        s = self.s
         for slot, faces in self._faces.items():
             for face in faces:
-                f = face.follow
-                if f is None or face.landed:
-                    continue
-                rest = f.resting(s.landing_views, s.landing_still_mm)
+                rest = None if face.landed else self._at_rest_away(face, self.s.landing_views)
                 if rest is None:
                     continue
-                x, y, i = rest
-                x0, y0 = f.first_centre
-                if math.hypot(x - x0, y - y0) < s.landing_from_mm:
-                    continue
+                x, y, i, t, score = rest
                 pile = self._pile_at(x, y)
                 obs = tracked.zones.get(pile) if pile is not None else None
                 if pile is None or obs is None or obs.settled or tops.get(pile) == face.label or pile in out:
                     continue
-                score = float(np.median([f.score(j) for j in range(i, len(f))]))
-                if score < s.landing_score:
+                if score < self.s.landing_score:
                     continue
                 face.landed = True
-                out[pile] = Landing(pile, face.label, slot, face.frame + i, f.time(i), score)
+                out[pile] = Landing(pile, face.label, slot, face.frame + i, t, score)
         return [self._placed(landing) for landing in out.values()]
+
+    def strays(self, tracked: TrackedFrame) -> list[StrayChange]:
+        """Cards followed from their slots that now lie still outside every zone (each face's
+        card once; ``ArbiterSettings.stray_views``), as the tracker's strays, numbered -1, -2 ..."""
+        out: list[StrayChange] = []
+        s = self.s
+        w, h = self.layout.card_mm
+        for slot, faces in self._faces.items():
+            for face in faces:
+                rest = None if face.strayed else self._at_rest_away(face, s.stray_views)
+                if rest is None:
+                    continue
+                x, y, _, t, score = rest
+                if score < s.landing_score or any(
+                        cv2.pointPolygonTest(outline, (x, y), True) > -s.stray_from_zone_mm
+                        for outline in self._zone_outlines):
+                    continue
+                face.strayed = True
+                self._next_stray -= 1
+                out.append(StrayChange(self._next_stray, True, tracked.frame, tracked.time,
+                                       (x - w / 2, y - h / 2, x + w / 2, y + h / 2), w * h, t,
+                                       card=face.label, player=self.layout.zone(slot).owner))
+        return out
+
+    def _at_rest_away(self, face: _Face, views: int) -> tuple[float, float, int, float, float] | None:
+        """Where a face's card has lain still over the last ``views`` views (each within
+        ``landing_still_mm`` of the last), at least ``landing_from_mm`` from its slot: (x, y,
+        the first of those views and its time, the median match over them); None otherwise."""
+        f = face.follow
+        rest = None if f is None else f.resting(views, self.s.landing_still_mm)
+        if f is None or rest is None:
+            return None
+        x, y, i = rest
+        x0, y0 = f.first_centre
+        if math.hypot(x - x0, y - y0) < self.s.landing_from_mm:
+            return None
+        return x, y, i, f.time(i), float(np.median([f.score(j) for j in range(i, len(f))]))
 
     def _placed(self, landing: Landing) -> Landing:
         """``landing`` with where the follows place the other cards: ``elsewhere`` (found in the

@@ -263,6 +263,9 @@ class Referee:
             if landings:
                 tracked, landings = self._settled_by_carry(tracked, landings)
                 result.tracked = tracked
+            strays = self.arbiter.strays(tracked) if self.arbiter is not None else []
+            if strays:  # cards followed to rest outside the zones, a hand maybe still over them
+                tracked = result.tracked = replace(tracked, strays=tracked.strays + tuple(strays))
             zones = list(dict.fromkeys([c.zone for c in tracked.changes] + self.observer.rereads(tracked)))
             readings = self._read(frame, zones) if zones else {}
             for landing in landings:

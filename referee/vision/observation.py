@@ -690,8 +690,9 @@ class Observer:
     def _stray_events(self, tracked: TrackedFrame) -> list[TableEvent]:
         """A card at rest outside every zone is a sixth stock pile: a ``move`` to the slot
         after the last (the engine faults it, F_SIXTH_PILE) of the card that last left a slot
-        of the player on whose half of the mat it lies. It waits up to ``STRAY_WAIT_S`` for
-        that departure (the slot may settle after the stray is seen)."""
+        of the player on whose half of the mat it lies (of a card followed there from its slot,
+        the departure of that card). It waits up to ``STRAY_WAIT_S`` for that departure (the
+        slot may settle after the stray is seen)."""
         for change in tracked.strays:
             if change.present:
                 self._strays_waiting.append(change)
@@ -703,9 +704,10 @@ class Observer:
         events: list[TableEvent] = []
         keep = []
         for stray in self._strays_waiting:
-            player = Player.A if stray.centre_mm[1] > self.layout.size_mm[1] / 2 else Player.B
+            half = Player.A if stray.centre_mm[1] > self.layout.size_mm[1] / 2 else Player.B
+            player = stray.player or half
             dep = next((d for d in reversed(self._departures)
-                        if not d.used and d.player is player
+                        if not d.used and d.player is player and stray.card in (None, d.card)
                         and stray.quiet_time - PAIR_WINDOW_S <= d.start <= stray.quiet_time), None)
             if dep is None:
                 if tracked.time - stray.time < STRAY_WAIT_S:

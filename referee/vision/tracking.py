@@ -120,7 +120,8 @@ class StrayChange:
     """A card-sized thing that came to rest on the mat outside every zone (``present``), or
     that is gone again (not ``present``): a card put down where no zone is (a sixth stock pile,
     F_SIXTH_PILE). ``stray`` numbers it for the pair of changes; ``quiet_time`` is when its
-    picture stopped changing."""
+    picture stopped changing. One found by following the card from its slot (the referee's
+    arbiter: ``Arbiter.strays``) has a negative number and says which card it is and whose."""
 
     stray: int
     present: bool
@@ -129,6 +130,8 @@ class StrayChange:
     bbox_mm: tuple[float, float, float, float]
     area_mm2: float
     quiet_time: float
+    card: str | None = None  # followed from its slot: the card
+    player: Player | None = None  # ... and the slot's player
 
     @property
     def centre_mm(self) -> tuple[float, float]:

@@ -592,6 +592,62 @@ def test_a_pile_settled_by_its_carry_reads_the_carried_card_where_recognition_is
     assert _carried_reading(sure, landing) == sure  # recognition read a card surely: it stands
 
 
+def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
+    """A card followed from its slot that lies still half a second outside every zone was put
+    down there, a hand maybe still over it (game 5007: B's AH, put left of B's slot 5 and
+    taken back, the hand never leaving it): a stray naming the card and its player, once. Not
+    one resting on a pile or near its slot, nor one matched poorly."""
+    from collections import deque
+    from types import SimpleNamespace
+
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import ZoneTracker
+
+    calibration = load_calibration(FIXTURES / "illegal-rank" / "calibration.yaml")
+    layout = calibration.layout
+    arbiter = Arbiter(ZoneTracker(calibration))
+    views = arbiter.s.stray_views
+    slot = layout.zone("B.stock1").center
+    pile = layout.zone("pile1").center
+    left = layout.zone("B.stock5").polygon()[:, 0].min() - layout.card_mm[0] / 2 - 20.0  # left of B's slots
+
+    class Follow:
+        """Lay in its slot, then still at ``rest`` over the last ``still`` views, matched ``score``."""
+
+        def __init__(self, rest: tuple[float, float], score: float, still: int = views) -> None:
+            self.rest, self.scores, self.still = rest, [0.9] * 5 + [score] * still, still
+            self.first_centre = (float(slot[0]), float(slot[1]))
+
+        def __len__(self) -> int:
+            return len(self.scores)
+
+        def resting(self, n: int, still_mm: float) -> tuple[float, float, int] | None:
+            return (*self.rest, len(self) - n) if n <= self.still else None
+
+        def score(self, i: int) -> float:
+            return self.scores[i]
+
+        def time(self, i: int) -> float:
+            return 18.0 + i / 30
+
+    outside = (float(left), float(slot[1]))
+    def face(label: str, follow: Follow) -> SimpleNamespace:
+        return SimpleNamespace(label=label, follow=follow, strayed=False)
+
+    faces = [face("AH", Follow(outside, 0.62)),
+             face("KC", Follow(outside, 0.42)),  # matched poorly
+             face("QS", Follow((float(pile[0]), float(pile[1])), 0.9)),  # on a pile
+             face("2D", Follow((float(slot[0]) + 10, float(slot[1])), 0.9)),  # near its slot
+             face("9H", Follow(outside, 0.9, still=views - 1))]  # not still long enough yet
+    arbiter._faces = {"B.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what strays reads
+    now = TrackedFrame(570, 19.0, {}, (), ())
+    strays = arbiter.strays(now)
+    assert [(s.card, s.player, s.stray < 0, s.present) for s in strays] == [("AH", Player.B, True, True)]
+    assert strays[0].quiet_time == pytest.approx(18.0 + 5 / 30)  # from the first still view
+    assert strays[0].centre_mm == pytest.approx(outside)
+    assert arbiter.strays(now) == []  # once
+
+
 def test_a_landing_places_the_other_followed_cards() -> None:
     """When a card lands (``Arbiter.landings``), the follows place the others: last found on
     its pile and still, beneath it (it touched first; game 5017's 10D, found where 10S lay on

@@ -409,6 +409,24 @@ def test_a_slot_emptied_under_a_hand_is_read_again_once_the_hand_has_gone(layout
     assert table.obs.rereads(TrackedFrame(table.frame + 1, t, still, (), ())) == []  # read once
 
 
+def test_a_card_followed_to_rest_outside_the_zones_is_the_card_that_moved_there(layout: MatLayout) -> None:
+    """A stray found by following a card from its slot (``Arbiter.strays``) names the card: it
+    is that card's move to a sixth pile, not the player's last departure; a card that never
+    left its slot (a follow run off with another card) moves nowhere."""
+    table = Table(layout)
+    assert table.frame_with({"B.stock1": "empty"}) == []  # 10C left
+    assert table.frame_with({"B.stock2": "empty"}) == []  # then QC
+    t = table.frame / FPS
+    still = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    for number, card in ((-1, "10C"), (-2, "3S")):
+        table.frame += 1
+        stray = StrayChange(number, True, table.frame, t, (5.0, 20.0, 70.0, 110.0), 5544.0, t,
+                            card=card, player=Player.B)
+        events = table.obs.update(TrackedFrame(table.frame, t, still, (), (), (stray,)), {})
+        moved = [(type(e), e.player, e.from_slot, e.to_slot, str(e.card)) for e in events]
+        assert moved == ([(Move, Player.B, 1, 6, "10C")] if card == "10C" else [])
+
+
 def test_a_slot_read_empty_under_a_hand_and_again_after_it_lost_its_card_at_first(layout: MatLayout) -> None:
     """Game 5009 at 1280x720: B's slot 1 read empty under B's arm at 11.1 s, and again with no
     hand at 11.4 s: the 2D left as the hand came, before the first change settled (timed from
