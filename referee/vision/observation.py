@@ -1445,11 +1445,11 @@ class Observer:
     def _stock_played_out(self) -> bool:
         """Whether a player's slots all lie empty (outside a deal): they have played every stock
         card, and the round is over (E1a) before the rules engine says so. The engine hears of
-        a play explained in this frame only after its changes (slap-eval seed 6121: A's last play, held
-        for its pile to settle clear, was given in the frame where the slapping hands, having
-        pushed it, let the card beneath show: a false F_TAKE_BACK). Not while a card that left a
-        slot is still to be explained (it may be the last play, which this change may be); a
-        slot read empty under a hand whose card now lies on a pile is empty."""
+        a play explained in this frame only after its changes (slap-eval seed 6121: A's last
+        play, held for its pile to settle clear, was given in the frame where the slapping
+        hands, having pushed it, let the card beneath show: a false F_TAKE_BACK). Not while a
+        card that left a slot is still to be explained (it may be the last play, which this
+        change may be); a slot read empty under a hand whose card now lies on a pile is empty."""
         if self.dealing:
             return False
 
