@@ -430,8 +430,10 @@ class Arbiter:
         ``landing_still_mm`` of the last), at least ``landing_from_mm`` from its slot: (x, y,
         the first of those views and its time, the median match over them); None otherwise."""
         f = face.follow
-        rest = None if f is None else f.resting(views, self.s.landing_still_mm)
-        if f is None or rest is None:
+        if f is None:
+            return None
+        rest = f.resting(views, self.s.landing_still_mm)
+        if rest is None:
             return None
         x, y, i = rest
         x0, y0 = f.first_centre

@@ -631,6 +631,7 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
             return 18.0 + i / 30
 
     outside = (float(left), float(slot[1]))
+
     def face(label: str, follow: Follow) -> SimpleNamespace:
         return SimpleNamespace(label=label, follow=follow, strayed=False)
 
