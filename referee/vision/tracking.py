@@ -202,6 +202,11 @@ class TrackerSettings:
     occupied_level: float = 0.25  # 1 - correlation of the zone's printed label with the view
     occupied_level_text: float = 0.5  # the same for zones labelled with small text (piles, packets)
     hand_diff: float = 30.0  # a background cell differs by this much: foreground
+    #: ... or, beyond a player's edge of the mat, by this much where it joins such a cell: a
+    #: dark sleeve over a dark table differs from it by 15-30 (race-eval seed 6141: B's resting
+    #: arm lost its link to B's edge there, its hand passed into the background and was left as
+    #: a card outside the zones, and the slot under it was read empty: two false faults)
+    hand_diff_beyond: float = 15.0
     hand_min_mm2: float = 1500.0
     background_still: int = 4  # frames a cell must be still to enter the background
     background_absorb: int = 60  # ... even under a hand blob (nothing living is still for 2 s)
@@ -320,6 +325,7 @@ class ZoneTracker:
         self._view_ends_by: dict[Player, np.ndarray] = {
             Player.A: valid & end_below & (ys >= h_mm - VIEW_EDGE_BAND_MM) & (ys < h_mm + ARM_BEYOND_MM),
             Player.B: valid & end_above & (ys <= VIEW_EDGE_BAND_MM) & (ys > -ARM_BEYOND_MM)}
+        self._beyond_edges = valid & ((ys < 0) | (ys > h_mm))  # the table beyond the players' edges
         self.last_mask: np.ndarray | None = None
         self._active_mask: np.ndarray = np.zeros((1, 1), np.uint8)
         # strays: cells on the mat and away from every zone, the mat as it was there when first
@@ -548,6 +554,13 @@ class ZoneTracker:
         self._still_cells = np.where(still, np.minimum(self._still_cells + 1, 1000), 0).astype(np.int16)
         diff = _channel_max(cv2.absdiff(cells, self._bg))
         fg = (diff > self.s.hand_diff) & self._cells_valid
+        weak = (diff > self.s.hand_diff_beyond) & self._beyond_edges & ~fg
+        if weak.any():  # hysteresis: the weak cells that join a foreground cell
+            n_weak, joined = cv2.connectedComponents((fg | weak).view(np.uint8), connectivity=8)
+            strong = np.zeros(n_weak, bool)
+            strong[joined[fg]] = True
+            strong[0] = False
+            fg = strong[joined]
         mask = fg.astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)

@@ -124,6 +124,36 @@ def test_an_arm_reaching_where_the_view_ends_short_of_the_other_player_s_edge_ho
         assert all(hand.merged == (len(players) == 2) for hand in hands)
 
 
+def test_an_arm_that_differs_little_from_the_table_beyond_the_mat_still_links_its_hand() -> None:
+    """Race-eval seed 6141: B's dark sleeve over the dark table beyond B's edge differed from
+    it by 15-30 grey levels; the hand on the mat, cut off from the edge, was no hand, passed
+    into the background and was left as a card outside the zones. Beyond the edge a weaker
+    difference joined to a hand's is arm; alone (a shadow on the table) it is nothing."""
+    import cv2
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    with open_video(FIXTURES / "exchange" / "video.mp4") as source:
+        empty = next(iter(source)).image
+
+    def darkened(frame: np.ndarray, x_mm: tuple[float, float], y_mm: tuple[float, float]) -> None:
+        corners = np.array([[x_mm[0], y_mm[0]], [x_mm[1], y_mm[0]], [x_mm[1], y_mm[1]], [x_mm[0], y_mm[1]]])
+        inside = np.zeros(frame.shape[:2], np.uint8)
+        cv2.fillPoly(inside, [np.round(cal.mat_to_image(corners)).astype(np.int32)], 1)
+        frame[inside > 0] = (frame[inside > 0].astype(np.int16) - 20).clip(0, 255).astype(np.uint8)
+
+    def hands_with(hand: bool) -> list[str]:
+        frame = empty.copy()
+        darkened(frame, (300.0, 350.0), (-40.0, 0.0))  # the sleeve beyond B's edge
+        if hand:
+            _with_arm(frame, cal, (300.0, 350.0), (0.0, 120.0))
+        tracker = ZoneTracker(cal)
+        tracker.update(empty, 0.0)
+        return [str(h.player) for h in tracker.update(frame, 1 / 30).hands]
+
+    assert hands_with(hand=True) == ["B"]
+    assert hands_with(hand=False) == []
+
+
 def test_hand_cells_say_where_hands_move_and_where_they_rest() -> None:
     cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
     with open_video(FIXTURES / "exchange" / "video.mp4") as source:
