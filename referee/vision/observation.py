@@ -294,6 +294,12 @@ class Observer:
         #: (x where the arm comes in, tip x, tip y) in mat mm
         self._two_hands_seen: deque[tuple[float, Player, tuple[tuple[float, float, float], ...]]] = deque()
         self.round_over = False
+        self._frame = -1  # the frame ``update`` last saw
+        #: the spells the round was known over, as (from, to) frames: the engine said so after
+        #: frame ``from``'s events, and said it was no longer after frame ``to``'s; the one now
+        #: going on as ``_over_from``
+        self._over_spells: deque[tuple[int, int]] = deque(maxlen=8)
+        self._over_from: int | None = None
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
         #: slaps made while the round was not yet known over, found in the hand memory when it
         #: became so (``note_round_over``): (pile, player, came, left), given at the next frame
@@ -393,6 +399,7 @@ class Observer:
     def update(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading]) -> list[TableEvent]:
         """Events explained by this frame's settled changes (``readings`` has a reading for
         each zone in ``tracked.changes``), plus slaps seen on the hands."""
+        self._frame = tracked.frame
         self._follow_hands(tracked)
         changed = {c.zone for c in tracked.changes}
         for (player, _), zone in self._slot_zone.items():  # a slot clear again, changed: a card came or went
@@ -950,7 +957,18 @@ class Observer:
             there = {p for (_, p) in self._slaps}
             self._slaps_before_known = [v for v in self._visits_after(self._last_play_t + LINGER_AFTER_PLAY_S)
                                         if v[1] not in there]
+            self._over_from = self._frame
+        elif self.round_over and not over and self._over_from is not None:
+            self._over_spells.append((self._over_from, self._frame))
+            self._over_from = None
         self.round_over = over
+
+    def _was_over(self, frame: int) -> bool:
+        """Whether the round was known over when ``frame`` was seen: a pile change that settled
+        then and waited for a slot to settle is judged as it would have been then (slap-eval
+        seed 6152: the card beneath shown under the slapping hands, explained once the slaps
+        had been judged and the piles allocated, was taken for a take-back)."""
+        return any(start < frame <= end for start, end in self._over_spells)
 
     def _visits_after(self, after: float) -> list[tuple[int, Player, float, float]]:
         """Each player's first visit to a spit pile (pile, player, came, left) in the hand
@@ -1327,7 +1345,8 @@ class Observer:
         pile = self.state.piles.setdefault(pile_n, [])
         self._doubted_take_backs.pop(change.zone, None)
         t = self._touch(change)
-        if (self.round_over or (self._pile_news and self._stock_played_out())) and (
+        over = self.round_over or self._was_over(change.frame)
+        if (over or (self._pile_news and self._stock_played_out())) and (
                 change.hand_over or self._hand_was_over(change.zone, Player.A, since[0])
                 or self._hand_was_over(change.zone, Player.B, since[0])):
             # under the slapping hands after the round ended, what shows is whatever peeks out

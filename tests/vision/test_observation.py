@@ -242,6 +242,25 @@ def test_a_pile_under_hands_keeps_its_top_once_a_player_played_every_stock_card(
     assert [(type(e), str(e.card)) for e in played] == [(Play, "KD")]
 
 
+def test_a_pile_read_under_the_slapping_hands_that_waited_past_the_allocation_keeps_its_top(
+        layout: MatLayout) -> None:
+    """Slap-eval seed 6152: pile 1, read under the slapping hands as a card that was not its
+    top (what peeked out), waited for a slot of B's still busy; the slaps were judged and the
+    piles allocated before that slot settled. What settled while the round was over is judged
+    as it would have been then: the pile keeps its top."""
+    table = Table(layout)
+    table.frame_with({"A.stock5": "back"})
+    played = table.frame_with({"pile1": "7H"})
+    assert [(type(e), str(e.card)) for e in played] == [(Play, "7H")]
+    table.obs.note_round_over(True)
+    table.busy_since["B.stock1"] = table.frame - 5  # B's slot busy from before the slap
+    slapping = (hand(Player.A, "pile1"), hand(Player.B, "pile1", "B.stock1"))
+    assert table.frame_with({"pile1": "6C"}, hands=slapping, busy_frames=1, unsettled=("B.stock1",)) == []
+    table.obs.note_game(False, set(), 5)  # the slaps judged, the piles allocated
+    assert table.frame_with({"B.stock1": "10C"}, busy_frames=1) == []
+    assert table.obs.state.tops["pile1"] == "7H"
+
+
 def king_under_ten(layout: MatLayout) -> Table:
     """A's KD from slot 2 on pile 1's five (illegal, to be taken back), B's 10C from slot 1 on it."""
     table = Table(layout)
