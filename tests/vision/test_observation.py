@@ -1017,6 +1017,32 @@ def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "QH")] and events[0].t > first
 
 
+def test_a_card_guessed_before_the_hands_covered_its_pile_is_timed_from_then(layout: MatLayout) -> None:
+    """Slap-eval seed 6164 with the model: A's last card (7D) was guessed rightly but not
+    surely under A's lingering hand, then read empty under the slapping hands, and surely only
+    when they had gone: it is timed from its first change (it was 0.45 s late)."""
+    over_slot = (hand(Player.A, "A.stock5"),)
+    table = Table(layout)
+    table.frame_with({"A.stock5": "empty"}, hands=over_slot, hand_over=True)  # not believed yet
+    assert table.frame_with({"pile1": "card"}, guess="7H", confidence=0.3,
+                            hands=(touching(Player.A, "pile1"),)) == []
+    first_settled = table.frame / FPS
+    slapping = (hand(Player.A, "pile1"), hand(Player.B, "pile1"))
+    assert table.frame_with({"pile1": "empty"}, hands=slapping, before=(), hand_over=True) == []
+    events = table.frame_with({"pile1": "7H"})
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "7H")]
+    assert events[0].t < first_settled
+    # guessed as another card, the card read surely came at the last change
+    table = Table(layout)
+    table.frame_with({"A.stock5": "empty"}, hands=over_slot, hand_over=True)
+    table.frame_with({"pile1": "card"}, guess="7D", confidence=0.3, hands=(touching(Player.A, "pile1"),))
+    first_settled = table.frame / FPS
+    table.frame_with({"pile1": "empty"}, hands=slapping, before=(), hand_over=True)
+    events = table.frame_with({"pile1": "7H"})
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "7H")]
+    assert events[0].t > first_settled
+
+
 def test_a_card_read_twice_unsurely_under_a_hand_is_timed_from_the_first_change(layout: MatLayout) -> None:
     """Game 5004 at 1280x720: B's 8C, turned at 5.57 s, read 8C at 0.76 under the hand, again
     at 0.79 under it after the hand moved over the slot again, and surely once the hand had
