@@ -93,10 +93,12 @@ class ArbiterSettings:
     slap_wait_s: float = 1.0  # a lone slap waits this long for the other player's before it is given
     #: two slaps seen on different piles, the hands' split unclear: one whose pile's core is less
     #: covered than ``unslapped_cover`` was on the other pile when that one is ``slapped_cover`` covered
-    unslapped_cover: float = 0.8
+    #: (0.8 until stop 36)
+    unslapped_cover: float = 0.75
     #: (0.9 until stop 31: slap-eval seed 7002's slapped pile 2 was 88 % covered, pile 1 32 %,
-    #: where the hand-free background kept specks of a hand that hovered there still)
-    slapped_cover: float = 0.85
+    #: where the hand-free background kept specks of a hand that hovered there still; 0.85
+    #: until stop 36: seed 6196's, 84 %, pile 1 7 %; piles only reached over, 62-63 %)
+    slapped_cover: float = 0.75
     #: a followed card lies still on a busy spit pile (a carried landing) when found in this
     #: many views in a row, each within ``landing_still_mm`` of the last, ...
     landing_views: int = 3
@@ -869,10 +871,14 @@ class Arbiter:
         return out
 
     def _covered(self, tracks: dict[Player, ar.HandTrack] | str, player: Player) -> float:
-        """The most of the pile's core ``player``'s hand covered (mm^2; 0 when not seen)."""
+        """How much of the pile's core ``player``'s hand covers in the last view, where both
+        hands have come to rest (mm^2; 0 when not seen). Not the most it ever covered: a hand
+        may pass over one pile on its way to the other (slap-eval seed 6179: A's hand, from its
+        last play on pile 1 to its slap on pile 2, covered 3252 mm^2 of pile 1's core on the
+        way, more than its split share of pile 2's, and was put on pile 1)."""
         if isinstance(tracks, str) or player not in tracks:
             return 0.0
-        return float(np.max(tracks[player].own_pile_mm2))
+        return float(tracks[player].own_pile_mm2[-1])
 
     def _slapped_piles(self, slaps: list[Slap], hands: dict[int, dict[Player, ar.HandTrack] | str]
                        ) -> list[Slap]:

@@ -335,9 +335,25 @@ def test_two_slaps_seen_on_two_piles_go_to_the_pile_the_hands_cover() -> None:
     hands = {1: tracks(1724.0, {Player.B: 264.0}), 2: tracks(4716.0, {Player.A: 3736.0, Player.B: 624.0})}
     out = arbiter._slapped_piles([b, a], hands)
     assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
+    # seed 6196: pile 2's core 84 % covered (both slapped it), pile 1's 7 %, the split unclear
+    core = 4 * ar.HandSettings().core_mm[0] * ar.HandSettings().core_mm[1]
+    hands = {1: tracks(0.07 * core, {Player.B: 128.0}), 2: tracks(0.84 * core, {Player.A: 4108.0, Player.B: 0.0})}
+    out = arbiter._slapped_piles([b, a], hands)
+    assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
     # one hand on each pile, each core covered: they stay (slap-different)
     hands[1] = tracks(5320.0, {Player.A: 4000.0, Player.B: 0.0})
     assert arbiter._slapped_piles([b, a], hands) == [b, a]
+    # seed 6179: A's hand passed over pile 1's core on its way from its last play there to its
+    # slap on pile 2 (3252 mm^2, then nothing); where the hands came to rest, B's covered pile
+    # 2's core: both slapped pile 2 (A was put on pile 1 by what it covered in passing)
+    passing = tracks(2600.0, {Player.A: 3252.0, Player.B: 1632.0})
+    for p in passing.values():
+        p.own_pile_mm2[n // 2:] = 0.0
+    passing[Player.A].over_pile_mm2[n // 2:] = 0.0
+    passing[Player.B].over_pile_mm2[n // 2:] = 0.0
+    hands = {1: passing, 2: tracks(5500.0, {Player.A: 1064.0, Player.B: 4116.0})}
+    out = arbiter._slapped_piles([b, a], hands)
+    assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
 
 
 def test_a_hand_that_hovered_over_the_pile_is_timed_where_its_arm_came_down() -> None:
