@@ -337,7 +337,8 @@ def test_two_slaps_seen_on_two_piles_go_to_the_pile_the_hands_cover() -> None:
     assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
     # seed 6196: pile 2's core 84 % covered (both slapped it), pile 1's 7 %, the split unclear
     core = 4 * ar.HandSettings().core_mm[0] * ar.HandSettings().core_mm[1]
-    hands = {1: tracks(0.07 * core, {Player.B: 128.0}), 2: tracks(0.84 * core, {Player.A: 4108.0, Player.B: 0.0})}
+    hands = {1: tracks(0.07 * core, {Player.B: 128.0}),
+             2: tracks(0.84 * core, {Player.A: 4108.0, Player.B: 0.0})}
     out = arbiter._slapped_piles([b, a], hands)
     assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
     # one hand on each pile, each core covered: they stay (slap-different)
