@@ -556,11 +556,11 @@ class ZoneTracker:
         fg = (diff > self.s.hand_diff) & self._cells_valid
         weak = (diff > self.s.hand_diff_beyond) & self._beyond_edges & ~fg
         if weak.any():  # hysteresis: the weak cells that join a foreground cell
-            n_weak, joined = cv2.connectedComponents((fg | weak).view(np.uint8), connectivity=8)
-            strong = np.zeros(n_weak, bool)
-            strong[joined[fg]] = True
-            strong[0] = False
-            fg = strong[joined]
+            n_parts, part = cv2.connectedComponents((fg | weak).view(np.uint8), connectivity=8)
+            holds_fg = np.zeros(n_parts, bool)
+            holds_fg[part[fg]] = True
+            holds_fg[0] = False  # the background label
+            fg = holds_fg[part]
         mask = fg.astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
