@@ -222,6 +222,9 @@ class ArbiterCosts:
         self.calls.setdefault(kind, []).append(seconds)
 
 
+PILE_CHANGE_VIEWS = 8  # the colour views kept of frames where a pile changed (2.3 MB each at 1280x720)
+
+
 class ViewRing:
     """The last ``size`` views (all of one shape), copied into one block allocated once (so
     that keeping them costs a copy per frame, not new memory), with their frames and times."""
@@ -301,10 +304,15 @@ class Arbiter:
         self._ok: dict[str, bool] = {}
         self._prev: tuple[int, float, np.ndarray] | None = None  # the previous frame's colour view
         self._last_view: np.ndarray | None = None
+        #: the colour views of the last frames where a pile changed, by frame (kept, not copied:
+        #: the tracker makes a new view every frame), and the frame of each pile's last change
+        self._pile_change_views: dict[int, np.ndarray] = {}
+        self._pile_changed: dict[str, int] = {}
         self._stock = [z.id for z in self.layout.zones if z.kind is ZoneKind.STOCK]
         self._zone_outlines = [z.polygon().astype(np.float32) for z in self.layout.zones]
         self._pile_outlines = [(z.id, z.polygon().astype(np.float32)) for z in self.layout.zones
                                if z.kind is ZoneKind.PILE]
+        self._pile_ids = {zid for zid, _ in self._pile_outlines}
 
     # ------------------------------------------------------------------ per frame
     def observe(self, tracker: ZoneTracker, tracked: TrackedFrame, tops: Mapping[str, str]) -> None:
@@ -339,6 +347,13 @@ class Arbiter:
         self._hand_masks.append(frame, t, cells if cells is not None else np.zeros((1, 1), np.uint8))
         self._prev = (frame, t, view)
         self._last_view = view
+        piles = [c.zone for c in tracked.changes if c.zone in self._pile_ids]
+        if piles:
+            for zone in piles:
+                self._pile_changed[zone] = frame
+            self._pile_change_views[frame] = view
+            while len(self._pile_change_views) > PILE_CHANGE_VIEWS:
+                del self._pile_change_views[next(iter(self._pile_change_views))]
         self._follow_cards()
 
     def _follow_cards(self) -> None:
@@ -467,6 +482,18 @@ class Arbiter:
                     if well is not None and self._pile_at(*well) == landing.zone:
                         now, last, step = None, well, None  # covered by the landing card since
                         covered = True
+                    elif not f.score(len(f) - 1) >= self.s.beneath_score:
+                        # found worse than fairly now: where it was last found fairly, when that
+                        # was on the pile and it was found all the way from its slot (race-eval
+                        # seed 6207: B's 8C, found at 0.53 on pile 1, then covered by A's 10H,
+                        # its follow ran off with B's hand at 0.44-0.46 and placed it elsewhere;
+                        # the 10H was taken for the only play). Not a card lost in its slot and
+                        # found again (seed 6086: A's KH, never played, found at 0.50-0.52 on the
+                        # 10H A's hand carried onto pile 1, would lie beneath it)
+                        fair = f.last_found_centre_scoring(self.s.beneath_score)
+                        if fair is not None and self._pile_at(*fair) == landing.zone \
+                                and f.found_since_its_slot(self.s.slot_near_mm):
+                            now, last, step = fair, fair, None
                 last_pile = self._pile_at(*last) if last is not None else None
                 outside = now is not None and self._pile_at(*now) != landing.zone
                 carried = step is not None and step >= self.s.landing_carried_mm
@@ -739,9 +766,10 @@ class Arbiter:
                     if pose is not None:
                         poses[p] = pose
                 layering = None
-                if self._last_view is not None:
+                settled = self._settled_view(top)
+                if settled is not None:
                     doubt = _top_read_doubtful(top, under, self.s.race_read_doubt_share)
-                    layering = ar.card_layering(self._last_view, {p: f.template for p, f in faces.items()},
+                    layering = ar.card_layering(settled, {p: f.template for p, f in faces.items()},
                                                 toward, self.geo, poses=poses,
                                                 top_identity=None if doubt else str(top.card),
                                                 identities={p: str(e.card) for p, e in plays.items()})
@@ -777,6 +805,14 @@ class Arbiter:
                                          race_order=i + 1)
             out.append(Arbitrated(refined, note, only_fault=i == 0))
         return out
+
+    def _settled_view(self, top: Play) -> np.ndarray | None:
+        """The view to read a race's layering on: the last, or, when the pile has changed since
+        the change that showed ``top`` on it (the race was called late, behind a slot that
+        settled after the pile), the view of that change, where both cards still lay on it."""
+        if self._pile_changed.get(f"pile{top.pile}", -1) > top.frame and top.frame in self._pile_change_views:
+            return self._pile_change_views[top.frame]
+        return self._last_view
 
     @staticmethod
     def _time(est: _Estimate, ev: TableEvent) -> float:

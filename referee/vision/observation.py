@@ -464,6 +464,10 @@ class Observer:
                 # 5012 at 960x540: B's 3C guessed 2S at 0.39, 0.6 s late); not after a face-up
                 # card with no guess (3 of 3 times the back still lay there then)
                 change, since = unread.change, unread.since
+            elif unread is not None and self._new_on_pile(change.zone, reading.label):
+                # (read under a hand now, it is believed only as surely as any reading there)
+                under_hand = unread.change.hand_over or change.hand_over
+                change, since = replace(unread.change, hand_over=under_hand), unread.since
             if change.hand_over and reading.label == "back" and change.zone in self._slot_zones \
                     and self.state.tops.get(change.zone) == "back":
                 self._turn_looks[change.zone] = _Unread(change, since, [reading])
@@ -649,6 +653,20 @@ class Observer:
                 change, since = self._guessed_before(covered, reading, change, since)
                 events += self._explain_or_wait(change, reading, since, tracked)
         return events
+
+    def _new_on_pile(self, zone: str, label: str) -> bool:
+        """Whether ``zone`` is a spit pile and ``label`` a card not already in it. Read surely
+        there after a change not read surely (under the hands of a touch race), such a card came
+        with that first change: the pile stayed busy since (race-eval seeds 6172 and 6209 with the
+        model: A's 10H (10D) and B's 8C landed together; the pile read unsurely as QC (KC) under
+        the hands, then as the 8C 0.4 s later, so the 8C was timed from then and the card beneath
+        it, which had left its slot before, was not looked for: taken for a play onto the 8C when
+        B took the 8C back, a false F_LOST_TOUCH and F_TAKE_BACK). Not a card already in the
+        pile: one showing again is a take-back, done when it shows (race-eval seed 6124)."""
+        number = next((n for n, z in self._pile_zone.items() if z == zone), None)
+        if number is None or label in FACE_UP_LABELS:
+            return False
+        return all(p.card != label for p in self.state.piles.get(number, []))
 
     @staticmethod
     def _guessed_before(covered: _Unread | None, reading: ZoneReading, change: ZoneChange,

@@ -676,7 +676,10 @@ def test_a_landing_places_the_other_followed_cards() -> None:
     game 5015's 6C at 1280x720) lies beneath. One lost in its slot and then found only poorly,
     on its way to the pile and on it (the follow ran off with another card the hand carried:
     race-eval seed 6121's KC with the model), is nowhere; one found as poorly all the way from
-    its slot (race-eval seed 6084's 8S) lies beneath."""
+    its slot (race-eval seed 6084's 8S) lies beneath. One found fairly on the pile and only
+    more poorly since, off it, lies beneath when it was found all the way from its slot
+    (race-eval seed 6207: B's 8C, covered by A's 10H, its follow running off with B's hand at
+    0.44-0.46; not seed 6086's KH, lost in its slot and found again on the card A carried)."""
     from collections import deque
     from types import SimpleNamespace
 
@@ -745,8 +748,49 @@ def test_a_landing_places_the_other_followed_cards() -> None:
              # lost under a hand in its slot, then found poorly on the way to the pile and on it
              face("KC", slot, None, ((slot_x + 20, slot_y - 40), poor), ((x, y + 5), poorer), None),
              # found as poorly all the way from its slot onto the pile: under KD
-             face("8S", slot, ((slot_x + 20, slot_y - 40), poorer), ((x, y + 5), poorer), None)]
+             face("8S", slot, ((slot_x + 20, slot_y - 40), poorer), ((x, y + 5), poorer), None),
+             # found fairly on its way and on the pile, then only more poorly, off it with a
+             # hand (race-eval seed 6207: B's 8C under A's 10H): under KD
+             face("8C", slot, ((slot_x + 20, slot_y - 40), poor), ((x, y), poor), ((x + 30, y + 60), poorer)),
+             # ... not one lost in its slot, then found so (race-eval seed 6086: A's KH, never
+             # played, found on the 10H A's hand carried): elsewhere, where the follow has it
+             face("KH", slot, None, ((x, y), poor), ((x + 30, y + 60), poorer)),
+             # ... nor one last found fairly on its way, then more poorly further on: elsewhere
+             face("5S", slot, ((slot_x + 20, slot_y - 40), poor), ((slot_x + 25, slot_y - 60), poorer))]
     arbiter._faces = {"A.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what _placed reads
     placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9))
-    assert placed.beneath == {"10D", "4C", "6C", "8S"}
-    assert placed.elsewhere == {"2S", "7H", "JS", "9H"}
+    assert placed.beneath == {"10D", "4C", "6C", "8S", "8C"}
+    assert placed.elsewhere == {"2S", "7H", "JS", "9H", "5S", "KH"}
+
+
+def test_a_race_called_after_its_pile_changed_again_reads_the_layering_on_the_earlier_view() -> None:
+    """Race-eval seed 6172 with the model: the race was called only when B's 8C had been taken
+    back off A's 10H (the pile's change waited for a slot), and the layering, read on that last
+    view, showed the 10H whole and the 8C nowhere: the 10H was put on top. It is read on the
+    view of the change that showed the top card, while the pile has changed since."""
+    from types import SimpleNamespace
+
+    from referee.cards import Card
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import ZoneChange, ZoneTracker
+
+    calibration = load_calibration(FIXTURES / "illegal-rank" / "calibration.yaml")
+    tracker = ZoneTracker(calibration)
+    arbiter = Arbiter(tracker)
+    views = {}
+
+    def frame(k: int, *changed: str) -> None:
+        views[k] = np.full((8, 8, 3), k, np.uint8)
+        seen = SimpleNamespace(last_view=views[k], last_view_grey=views[k][..., 0],
+                               last_view_small=views[k][::2, ::2], hand_cells=lambda: None)
+        changes = tuple(ZoneChange(z, k, k / 30, True, True, k - 5, 20.0) for z in changed)
+        arbiter.observe(seen, TrackedFrame(k, k / 30, {}, changes, ()), {})  # type: ignore[arg-type]
+
+    top = Play(t=1.5, frame=59, player=Player.B, start=1.0, slot=5, pile=2, card=Card.parse("8C"))
+    frame(58)
+    frame(59, "pile2")  # the change that showed the 8C
+    frame(60, "B.stock3")
+    frame(61, "pile1")  # the other pile's change does not count
+    assert arbiter._settled_view(top) is views[61]  # pile 2 as it was then: the last view
+    frame(68, "pile2")  # the 8C taken back: the 10H shows
+    assert arbiter._settled_view(top) is views[59]
