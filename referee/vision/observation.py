@@ -1663,7 +1663,7 @@ class Observer:
         for hand in tracked.hands:
             per_player[hand.player] = per_player.get(hand.player, 0) + 1
             self._hand_history.append((tracked.time, hand.player, hand.zones, hand.touches))
-            for zone in dict.fromkeys(hand.zones + hand.touches):
+            for zone in dict.fromkeys(hand.zones + hand.touches + self._tip_piles(hand)):
                 self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
         for player, n in per_player.items():
             if n >= 2:
@@ -1676,6 +1676,16 @@ class Observer:
             self._two_hands_seen.popleft()
         while self._hand_history and self._hand_history[0][0] < tracked.time - HAND_MEMORY_S:
             self._hand_history.popleft()
+
+    def _tip_piles(self, hand: HandBlob) -> tuple[str, ...]:
+        """The spit pile under the tip of a hand split from another's (two arms joined over a
+        pile): the split gives the pile's centre to one of them, but the other's tip may lie on
+        it too (race-eval seed 6228: A's 10C landed under B's 8C while A's part of the joined
+        arms reached pile 1 without its centre; the 10C was not looked for underneath)."""
+        if not hand.merged:
+            return ()
+        return tuple(z for z in self._pile_zone.values()
+                     if z not in hand.zones and _inside(self._zone[z], hand.tip_mm))
 
     def _hand_player(self, zone: str, since: float, until: float) -> Player | None:
         """The player whose hand was over ``zone`` last between ``since`` and ``until``."""
@@ -1934,6 +1944,15 @@ def _zone_box(zone: Zone) -> tuple[float, float, float, float]:
     poly = zone.polygon()
     (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
     return float(x0), float(y0), float(x1), float(y1)
+
+
+def _inside(zone: Zone, point: tuple[float, float]) -> bool:
+    """Whether ``point`` (mat mm) lies within ``zone``'s outline."""
+    a = math.radians(zone.angle_deg)
+    dx, dy = point[0] - zone.center[0], point[1] - zone.center[1]
+    u = dx * math.cos(a) + dy * math.sin(a)  # into the zone's own axes (Zone.polygon's rotation)
+    v = -dx * math.sin(a) + dy * math.cos(a)
+    return abs(u) <= zone.size[0] / 2 and abs(v) <= zone.size[1] / 2
 
 
 def _boxes_overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
