@@ -1685,7 +1685,8 @@ class Observer:
         if not hand.merged:
             return ()
         return tuple(z for z in self._pile_zone.values()
-                     if z not in hand.zones and _inside(self._zone[z], hand.tip_mm))
+                     if z not in hand.zones and cv2.pointPolygonTest(
+                         self._zone[z].polygon().astype(np.float32), hand.tip_mm, False) >= 0)
 
     def _hand_player(self, zone: str, since: float, until: float) -> Player | None:
         """The player whose hand was over ``zone`` last between ``since`` and ``until``."""
@@ -1944,15 +1945,6 @@ def _zone_box(zone: Zone) -> tuple[float, float, float, float]:
     poly = zone.polygon()
     (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
     return float(x0), float(y0), float(x1), float(y1)
-
-
-def _inside(zone: Zone, point: tuple[float, float]) -> bool:
-    """Whether ``point`` (mat mm) lies within ``zone``'s outline."""
-    a = math.radians(zone.angle_deg)
-    dx, dy = point[0] - zone.center[0], point[1] - zone.center[1]
-    u = dx * math.cos(a) + dy * math.sin(a)  # into the zone's own axes (Zone.polygon's rotation)
-    v = -dx * math.sin(a) + dy * math.cos(a)
-    return abs(u) <= zone.size[0] / 2 and abs(v) <= zone.size[1] / 2
 
 
 def _boxes_overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
