@@ -272,6 +272,9 @@ class Observer:
             if z.kind is ZoneKind.STOCK and z.owner is not None and z.number is not None}
         self._pile_zone: dict[int, str] = {z.number: z.id for z in layout.zones
                                            if z.kind is ZoneKind.PILE and z.number is not None}
+        #: each spit pile's outline (mat mm), for where a hand's tip lies
+        self._pile_outline: dict[str, np.ndarray] = {
+            zone: self._zone[zone].polygon().astype(np.float32) for zone in self._pile_zone.values()}
         self._packet_zone: dict[Player, str] = {z.owner: z.id for z in layout.zones
                                                 if z.kind is ZoneKind.PACKET and z.owner is not None}
         #: (time, player, zones covered, zones touched) of every hand seen, for HAND_MEMORY_S
@@ -663,10 +666,10 @@ class Observer:
         it, which had left its slot before, was not looked for: taken for a play onto the 8C when
         B took the 8C back, a false F_LOST_TOUCH and F_TAKE_BACK). Not a card already in the
         pile: one showing again is a take-back, done when it shows (race-eval seed 6124)."""
-        number = next((n for n, z in self._pile_zone.items() if z == zone), None)
-        if number is None or label in FACE_UP_LABELS:
+        pile = self._zone.get(zone)
+        if pile is None or pile.kind is not ZoneKind.PILE or label in FACE_UP_LABELS:
             return False
-        return all(p.card != label for p in self.state.piles.get(number, []))
+        return all(p.card != label for p in self.state.piles.get(pile.number or 0, []))
 
     @staticmethod
     def _guessed_before(covered: _Unread | None, reading: ZoneReading, change: ZoneChange,
@@ -1684,9 +1687,8 @@ class Observer:
         arms reached pile 1 without its centre; the 10C was not looked for underneath)."""
         if not hand.merged:
             return ()
-        return tuple(z for z in self._pile_zone.values()
-                     if z not in hand.zones and cv2.pointPolygonTest(
-                         self._zone[z].polygon().astype(np.float32), hand.tip_mm, False) >= 0)
+        return tuple(z for z, outline in self._pile_outline.items()
+                     if z not in hand.zones and cv2.pointPolygonTest(outline, hand.tip_mm, False) >= 0)
 
     def _hand_player(self, zone: str, since: float, until: float) -> Player | None:
         """The player whose hand was over ``zone`` last between ``since`` and ``until``."""
@@ -1701,8 +1703,7 @@ class Observer:
         piles = [z for z in self._pile_zone.values() if z in hand.zones]
         if len(piles) < 2:
             return piles[0] if piles else None
-        return max(piles, key=lambda z: cv2.pointPolygonTest(self._zone[z].polygon().astype(np.float32),
-                                                                 hand.tip_mm, True))
+        return max(piles, key=lambda z: cv2.pointPolygonTest(self._pile_outline[z], hand.tip_mm, True))
 
     def _maybe_elsewhere(self, dep: _Departure, zone: str) -> bool:
         """The departed card may be on its way to the other spit pile: that pile is unsettled (or
