@@ -298,6 +298,7 @@ class Observer:
         self._two_hands_seen: deque[tuple[float, Player, tuple[tuple[float, float, float], ...]]] = deque()
         self.round_over = False
         self._frame = -1  # the frame ``update`` last saw
+        self._frame_readings: Mapping[str, ZoneReading] = {}  # the readings ``update`` last had
         #: the spells the round was known over, as (from, to) frames: the engine said so after
         #: frame ``from``'s events, and said it was no longer after frame ``to``'s; the one now
         #: going on as ``_over_from``
@@ -407,6 +408,7 @@ class Observer:
         """Events explained by this frame's settled changes (``readings`` has a reading for
         each zone in ``tracked.changes``), plus slaps seen on the hands."""
         self._frame = tracked.frame
+        self._frame_readings = readings
         self._follow_hands(tracked)
         changed = {c.zone for c in tracked.changes}
         for (player, _), zone in self._slot_zone.items():  # a slot clear again, changed: a card came or went
@@ -1243,6 +1245,9 @@ class Observer:
             read_as = ", ".join(sorted(self._read_as[change.zone]))
             log.info("frame %d: %s read as %s (runner-up %s), read before as %s: the same card",
                      change.frame, change.zone, new, reading.runner_up, read_as)
+            if self._read_surer_elsewhere(new, change.zone, reading):
+                self.state.tops[change.zone] = old  # that card lies where it is read more surely
+                return []
         elif old not in FACE_UP_LABELS:  # its face-up card left
             self._departures.append(_Departure(old, player, slot, self._left(change), change.frame,
                                                change.time, since_frame=change.since_frame,
@@ -1320,12 +1325,20 @@ class Observer:
             return False
         read_as = self._read_as.setdefault(zone, set())
         read_as.add(old)
-        if new in read_as or reading.runner_up in read_as or not self._comes_from_somewhere(
-                new, change, player, slot):
+        if new in read_as or reading.runner_up in read_as or self._read_surer_elsewhere(
+                new, zone, reading) or not self._comes_from_somewhere(new, change, player, slot):
             read_as.add(new)
             return True
         read_as.clear()
         return False
+
+    def _read_surer_elsewhere(self, card: str, zone: str, reading: ZoneReading) -> bool:
+        """Whether another zone settling in this frame is read as ``card`` more surely than
+        ``zone``: one card lies in one place (race-eval seed 6243 with the model: A's 10S, played
+        onto pile 1 and read there at 0.73, was read at 0.57 in the same frame on A's slot 4, whose
+        JS lay under A's arm, and taken for a move onto it: a false F_BAD_MOVE, the race lost)."""
+        return any(z != zone and r.label == card and r.confidence > reading.confidence
+                   for z, r in self._frame_readings.items())
 
     def _comes_from_somewhere(self, card: str, change: ZoneChange, player: Player, slot: int) -> bool:
         """Whether a card now read in ``player``'s ``slot`` may have come there: from another of
@@ -1826,6 +1839,7 @@ class Observer:
         times = [seen.first + SLAP_LEAD_S for (_, p), seen in self._slaps.items()
                  if p is player and seen.slapped and not seen.lingering]
         return min(times) if times else None
+
 
 
     def _early_slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:

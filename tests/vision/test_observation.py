@@ -54,7 +54,8 @@ class Table:
                    kept: tuple[str, ...] = (), carried: bool = False,
                    beneath: frozenset[str] = frozenset(), elsewhere: frozenset[str] = frozenset(),
                    runner_up: tuple[str, float] | None = None,
-                   guess: str | None = None, showing_number: tuple[str, ...] = ()) -> list:
+                   guess: str | None = None, showing_number: tuple[str, ...] = (),
+                   confidences: dict[str, float] | None = None) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
         ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
         in ``self.busy_since``), with
@@ -64,7 +65,8 @@ class Table:
         cards followed to the zone ``beneath`` and those the follows place ``elsewhere``;
         ``runner_up``: the identity each reading put second;
         ``guess``: for a card not read surely (``card``), the identity it was read as;
-        ``showing_number``: zones whose printed number shows when they settle (not occupied)."""
+        ``showing_number``: zones whose printed number shows when they settle (not occupied);
+        ``confidences``: a reading's confidence where it is not ``confidence``."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
@@ -87,7 +89,8 @@ class Table:
                                 elsewhere=elsewhere, beneath=beneath) for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
         second, second_confidence = runner_up or (None, 0.0)
-        readings = {z: ZoneReading(z, lab, confidence, self.frame, t, runner_up=second,
+        sure = {z: (confidences or {}).get(z, confidence) for z in changes}
+        readings = {z: ZoneReading(z, lab, sure[z], self.frame, t, runner_up=second,
                                    runner_up_confidence=second_confidence, guess=guess)
                     for z, lab in changes.items()}
         return self.obs.update(tracked, readings)
@@ -947,6 +950,21 @@ def test_a_slot_read_as_a_card_read_there_before_or_from_nowhere_keeps_its_card(
     assert table.frame_with({"B.stock2": "back"}) == []  # QC left
     events = table.frame_with({"pile2": "QC"}, hands=(hand(Player.B, "pile2"),))
     assert [(type(e), str(e.card)) for e in events] == [(Play, "2H"), (Play, "QC")]
+
+
+def test_a_card_read_in_two_places_at_once_lies_where_it_is_read_more_surely(layout: MatLayout) -> None:
+    # race-eval seed 6243 with the model: A's 10S, played onto pile 1 and read there at 0.73,
+    # was read at 0.57 in the same frame on A's slot 4, whose JS lay under A's arm: a move onto
+    # the JS (a false F_BAD_MOVE) and the play lost
+    table = Table(layout)
+    assert table.frame_with({"A.stock1": "back"}) == []  # 4D left
+    events = table.frame_with({"A.stock4": "4D", "pile1": "4D"}, hands=(hand(Player.A, "pile1", "A.stock4"),),
+                              confidences={"A.stock4": 0.57, "pile1": 0.73})
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "4D")]
+    # the JS still lies in slot 4: played, it is found there
+    assert table.frame_with({"A.stock4": "back"}) == []
+    events = table.frame_with({"pile2": "JS"}, hands=(hand(Player.A, "pile2"),))
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 4, "JS")]
 
 
 def test_a_card_taken_for_one_moved_in_and_read_as_before_lets_that_card_go_on(layout: MatLayout) -> None:
