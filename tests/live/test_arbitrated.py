@@ -595,6 +595,30 @@ def test_a_hand_on_the_pile_since_the_round_ended_is_no_slap_unless_its_arm_came
     assert {e.player for e in (item.event for item in arbiter.flush())} == {Player.A, Player.B}
 
 
+def test_a_hand_seen_again_while_its_slap_waits_is_that_slap() -> None:
+    # slap-eval seed 6245: A's hand, on pile 1 since A's last play, slapped pile 2; its slap
+    # was given on pile 1 (and put on pile 2 by the hands), and A's hand seen on pile 2 0.1 s on
+    # was given again: a second slap of A's, an event the truth does not hold
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    arbiter = Arbiter(ZoneTracker(load_calibration(FIXTURES / "exchange" / "calibration.yaml")))
+    b = Slap(t=1.4, frame=42, player=Player.B, pile=2)
+    a = Slap(t=1.45, frame=43, player=Player.A, pile=2)
+    again = Slap(t=1.6, frame=48, player=Player.A, pile=1)
+    assert arbiter.refine([b], TrackedFrame(42, 1.4, {}, (), ())) == []
+    assert arbiter.refine([a], TrackedFrame(43, 1.433, {}, (), ())) == []
+    assert arbiter.refine([again], TrackedFrame(48, 1.6, {}, (), ())) == []
+    out = [item.event for item in arbiter.flush()]
+    assert sorted((e.player, e.pile) for e in out if isinstance(e, Slap)) == [(Player.A, 2), (Player.B, 2)]
+    a_out = next(e for e in out if e.player is Player.A)
+    assert (a_out.evidence or {})["seen_again"] == [{"pile": 1, "t": 1.6, "frame": 48}]
+    # a slap of a player with none given before it goes on as seen
+    arbiter = Arbiter(ZoneTracker(load_calibration(FIXTURES / "exchange" / "calibration.yaml")))
+    arbiter.refine([b, again], TrackedFrame(48, 1.6, {}, (), ()))
+    assert sorted(e.player for e in (item.event for item in arbiter.flush())) == [Player.A, Player.B]
+
+
 def test_a_pile_settled_by_its_carry_reads_the_carried_card_where_recognition_is_unsure() -> None:
     from referee.live.arbitrate import Landing
     from referee.live.pipeline import _carried_reading
