@@ -1254,6 +1254,15 @@ class HandSettings:
     settle_blur_px: float = 1.0  # the strips are smoothed this much (Gaussian sigma) before timing
     settle_level: float = 6.0  # grey change from the last view above which a pixel of the arm still moves
     settle_share: float = 0.95  # the arm has stopped when this share of its pixels moves no more
+    #: only pixels that can show a small move are timed: in the last view, their neighbourhood
+    #: (``settle_contrast_px`` square, 4 mm) spans at least this many grey levels. The inside of a
+    #: plain sleeve looks the same as the arm slides along itself, and counted as at rest while
+    #: it still moved (since stop 38: slap-eval seed 6102, B's black sleeve timed 47 ms early;
+    #: seed 6240, A's hand lying on the pile since its last play came down, but its arm's stop
+    #: was too gradual to count). 0: every pixel of the arm
+    settle_contrast: float = 6.0
+    settle_contrast_px: int = 5
+    min_timed_px: int = 20  # fewer such pixels of the arm (a plain sleeve, still): all of it is timed
     cover_still: float = 6.0  # grey change between two views under which a pixel keeps its player
     core_mm: tuple[float, float] = (32.0, 42.0)  # "over the pile": within these of its centre (x, y)
     min_over_pile_mm2: float = 1500.0  # a hand never covering this much of the pile's core did not slap it
@@ -1273,9 +1282,10 @@ class HandSettings:
     layering_dead_zone: float = 0.3
     min_arm_mm2: float = 600.0  # less foreground than this there: that player's hand is not there
     #: calibrated on 40 render slaps (slap-eval seeds 7000-7019, 1280x720; ``benchmarks/contact_timing.py
-    #: --calibrate``): the arm comes to rest 2.9 ms after the touch (median; 10-90 % -15.1..+9.3 ms)
-    lead_s: float = 0.0029
-    lead_sd_s: float = 0.0095  # that 10-90 % range / 2.56 (the robust sd is 7.4 ms; the tails are wider)
+    #: --calibrate``): the arm comes to rest 4.3 ms after the touch (median; 10-90 % -12.0..+13.4 ms;
+    #: before stop 38, timing every pixel of the arm: 2.9 ms, -15.1..+9.3 ms)
+    lead_s: float = 0.0043
+    lead_sd_s: float = 0.0099  # that 10-90 % range / 2.56 (the robust sd is 7.0 ms; the tails are wider)
 
 
 @dataclass(frozen=True, eq=False)
@@ -1579,6 +1589,12 @@ def hand_tracks(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray
         region = cv2.erode(arm_region.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         if not region.any():
             region = arm_region
+        if st.settle_contrast > 0:  # only pixels that can show a small move
+            square = np.ones((st.settle_contrast_px, st.settle_contrast_px), np.uint8)
+            textured = region & (cv2.dilate(smooth[-1], square) - cv2.erode(smooth[-1], square)
+                                 >= st.settle_contrast)
+            if textured.sum() >= st.min_timed_px:
+                region = textured
         moving = np.abs(smooth[:, region] - smooth[-1][region]) > st.settle_level  # (n, pixels)
         still_on = ~np.logical_or.accumulate(moving[::-1], axis=0)[::-1]  # no later view moves there
         arm = (fg & band[p][None, :, None]).sum(axis=(1, 2)) * cell

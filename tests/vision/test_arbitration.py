@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from referee.players import Player
 from referee.sim.truth import read_events
 from referee.vision import arbitration as ar
 from referee.vision.calibration import load_calibration
+from referee.vision.mat import Zone
 from referee.vision.trackeval import read_video
 from referee.vision.tracking import ZoneTracker
 
@@ -242,6 +244,40 @@ def test_a_hand_is_timed_where_its_arm_comes_to_rest() -> None:
         ar.estimate_slap_contact(_hand([0.96] + [1.0] * 8), st)
     with pytest.raises(ValueError, match="still moving near the last view"):
         ar.estimate_slap_contact(_hand([0, 0, 0, 0, 0, 0.5, 0.9, 0.99, 1.0]), st)
+
+
+def _sleeve_views(stop: int, n: int) -> tuple[list[np.ndarray], Zone, ar.ViewGeometry]:
+    """An arm reaching from A's edge over pile 2 and stopping at view ``stop``: a wide plain sleeve
+    with a row of buttons (they move with it), on the empty mat of fixture slap-same."""
+    c = clip("slap-same")
+    pile, geo = c.layout.zone("pile2"), c.geo
+    cx = float(pile.center[0])
+    ys = (np.arange(c.views[0].shape[0]) + 0.5) / geo.px_per_mm - geo.margin_mm
+    xs = (np.arange(c.views[0].shape[1]) + 0.5) / geo.px_per_mm - geo.margin_mm
+    views = []
+    for k in range(n):
+        tip = 380.0 - 130.0 * min(k, stop) / stop  # mm: the arm's tip comes in from A's edge
+        view = c.views[0].copy()
+        arm = ys[:, None] >= tip
+        view[arm & (np.abs(xs[None, :] - cx) <= 100.0)] = 90
+        view[arm & (np.abs(xs[None, :] - cx) <= 2.0) & ((ys[:, None] - tip) % 20.0 < 6.0)] = 30  # buttons
+        views.append(view)
+    return views, pile, geo
+
+
+def test_an_arm_is_timed_where_it_can_show_its_move() -> None:
+    # slap-eval seed 6102: B's black sleeve, plain, looked the same as it slid along itself and
+    # counted as at rest while it moved; its slap was timed 47 ms early
+    stop, n = 8, 16
+    views, pile, geo = _sleeve_views(stop, n)
+    times = np.arange(n) / 30.0
+    st = ar.HandSettings(lead_s=0.0)
+    tracks, _ = ar.hand_tracks(views, times, pile, geo, settings=st)
+    est = ar.estimate_slap_contact(tracks[A], st)
+    assert abs(est.end_t - times[stop]) <= 1 / 30
+    every_pixel = replace(st, settle_contrast=0.0)
+    tracks, _ = ar.hand_tracks(views, times, pile, geo, settings=every_pixel)
+    assert ar.estimate_slap_contact(tracks[A], every_pixel).end_t < times[stop] - 2 / 30
 
 
 def test_the_hands_layering_counts_only_as_far_as_its_cap() -> None:
