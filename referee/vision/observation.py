@@ -139,6 +139,9 @@ VISIT_GAP_S = 0.07
 LINGER_AFTER_PLAY_S = 0.15
 #: A hand over a spit pile, still for this long after a round ended, is a slap.
 SLAP_STILL_S = 0.1
+#: After a round, an arm on no pile that ends this close to a pile the other player's hand
+#: covers may have had its hand cut off and joined to that blob (``Observer._joined_on``).
+ARM_AT_PILE_MM = 25.0
 #: During play, a hand whose tip lies on a spit pile, within ``EARLY_SLAP_TIP_MM`` of where it
 #: came to rest, this long, while the pile keeps its card, is slapping it (before the round
 #: ended). In games 5001, 5004, 5009 and 5010 the hand that put a card down or took it back
@@ -1771,7 +1774,7 @@ class Observer:
         self._slaps_before_known = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
-            joined = self._joined_on(over, tracked)
+            joined = self._joined_on(over, tracked, zone)
             if joined is not None:
                 over[joined.player] = joined
             for player in (Player.A, Player.B):
@@ -1815,20 +1818,27 @@ class Observer:
                                        pile=int(number), evidence={**evidence, "lingering": True}))
         return events
 
-    def _joined_on(self, over: dict[Player, HandBlob], tracked: TrackedFrame) -> HandBlob | None:
+    def _joined_on(self, over: dict[Player, HandBlob], tracked: TrackedFrame, zone: str) -> HandBlob | None:
         """After the round: the other player's part of a blob of both arms (``merged``) that
         covers one player's slapped pile while that part lies on no pile: the two hands met on
         the pile and the tracker's split between them went wrong (slap-eval seed 6021: A's hand
         under B's on pile 2 was given to B, A's part ended between the piles, and A's slap, the
-        first, was never seen). It is given marked ``joined``, for the arbiter to time by its
-        arm coming to rest there, or to drop."""
+        first, was never seen). Or, the blob on the pile one player's alone, the other player's
+        arm on no pile ending within ``ARM_AT_PILE_MM`` of it: the tracker cut that hand off at
+        the wrist and joined it to the blob on the pile (slap-eval seed 6262: B's palm on pile 1
+        went with A's hand from the frame B landed, B's arm ended 17 mm from the pile, and B's
+        slap was never seen). It is given marked ``joined``, for the arbiter to time by its arm
+        coming to rest there, or to drop."""
         if len(over) != 1:
             return None
         (player, hand), = over.items()
-        if not hand.merged:
-            return None
-        return next((h for h in tracked.hands if h.merged and h.player is player.other
-                     and self._slapped_pile(h) is None), None)
+        if hand.merged:
+            return next((h for h in tracked.hands if h.merged and h.player is player.other
+                         and self._slapped_pile(h) is None), None)
+        outline = self._pile_outline[zone]
+        return next((h for h in tracked.hands if not h.merged and h.player is player.other
+                     and self._slapped_pile(h) is None
+                     and cv2.pointPolygonTest(outline, h.tip_mm, True) >= -ARM_AT_PILE_MM), None)
 
     def _lingering_on_a_pile(self, player: Player) -> bool:
         """A hand of ``player`` lies on a spit pile since before the round was known over."""
@@ -1839,8 +1849,6 @@ class Observer:
         times = [seen.first + SLAP_LEAD_S for (_, p), seen in self._slaps.items()
                  if p is player and seen.slapped and not seen.lingering]
         return min(times) if times else None
-
-
 
     def _early_slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:
         """Slaps during play: a hand that lay still on a spit pile (``EARLY_SLAP_STILL_S``)

@@ -1464,6 +1464,17 @@ def test_the_other_part_of_both_arms_joined_on_a_slapped_pile_slaps_it_too(layou
     table.obs.note_round_over(True)
     events = frames_of(table, 6, (with_(a_part, merged=False), with_(b_part, merged=False)))
     assert [(e.player, e.pile) for e in events] == [(Player.B, 2)]
+    # slap-eval seed 6262: two blobs, the other's arm ending at the slapped pile's edge (the
+    # tracker cut its hand off at the wrist and gave it to the blob on the pile): given joined
+    pile = layout.zone("pile2")
+    edge_y = float(pile.center[1]) + float(pile.size[1]) / 2
+    for gap_mm, given in ((15.0, True), (40.0, False)):
+        table = Table(layout)
+        table.obs.note_round_over(True)
+        a_arm = with_(a_part, merged=False, tip_mm=(float(pile.center[0]), edge_y + gap_mm))
+        events = frames_of(table, 6, (a_arm, with_(b_part, merged=False)))
+        expected = [(Player.A, 2, True), (Player.B, 2, False)] if given else [(Player.B, 2, False)]
+        assert sorted((e.player, e.pile, bool(e.evidence.get("joined"))) for e in events) == expected
 
 
 def test_two_hands_on_the_piles_since_the_last_play_are_both_given_when_the_round_ends(
