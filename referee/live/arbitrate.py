@@ -847,26 +847,32 @@ class Arbiter:
         except Exception as exc:  # a bug here must not stop the referee: the slaps as seen
             out = [Arbitrated(_failed(h.slap, exc)) for h in pairs]
         self.costs.add("slap", time.perf_counter() - t0)
-        given = {a.event.player: i for i, a in enumerate(out) if isinstance(a.event, Slap)}
+        judged = len(out)
         for h in held:
-            if any(h is q for q in pairs):
-                continue
-            if h.slap.player not in given:
-                out.append(Arbitrated(h.slap))
-                continue
-            # a player slaps once a round: their hand seen again on a pile while their first slap
-            # waited is that slap (slap-eval seed 6245: A's hand, on pile 1 since A's last play,
-            # slapped pile 2; given on pile 1, it was put on pile 2 here, and A's hand seen on
-            # pile 2 0.1 s later was given as a second slap); kept in the first slap's evidence
-            i = given[h.slap.player]
-            first = out[i].event
-            again = [*(first.evidence or {}).get("seen_again", []),
-                     {"pile": h.slap.pile, "t": round(h.slap.t, 4), "frame": h.slap.frame}]
-            evidence = {**(first.evidence or {}), "seen_again": again}
-            out[i] = replace(out[i], event=replace(first, evidence=evidence))
-            log.info("%s's hand seen again on pile %d at %.3f s while their slap waited: the same slap",
-                     h.slap.player, h.slap.pile, h.slap.t)
+            if all(h is not q for q in pairs):
+                out = self._seen_again(out, judged, h.slap)
         return out
+
+    @staticmethod
+    def _seen_again(out: list[Arbitrated], judged: int, slap: Slap) -> list[Arbitrated]:
+        """``out`` with a later slap held with the pair: as it is when its player has no slap in
+        the first ``judged`` (the pair's, theirs dropped), else in their slap's evidence
+        (``seen_again``). A player
+        slaps once a round: their hand seen again on a pile while their first slap waited is that
+        slap (slap-eval seed 6245: A's hand, on pile 1 since A's last play, slapped pile 2; given
+        on pile 1, it was put on pile 2 here, and A's hand seen on pile 2 0.1 s later was given as
+        a second slap)."""
+        i = next((i for i, a in enumerate(out[:judged])
+                  if isinstance(a.event, Slap) and a.event.player is slap.player), None)
+        if i is None:
+            return [*out, Arbitrated(slap)]
+        first = out[i].event
+        again = [*(first.evidence or {}).get("seen_again", []),
+                 {"pile": slap.pile, "t": round(slap.t, 4), "frame": slap.frame}]
+        log.info("%s's hand seen again on pile %d at %.3f s while their slap waited: the same slap",
+                 slap.player, slap.pile, slap.t)
+        evidence = {**(first.evidence or {}), "seen_again": again}
+        return [*out[:i], replace(out[i], event=replace(first, evidence=evidence)), *out[i + 1:]]
 
     def _hand_views(self, first_t: float, piles: set[int], last_frame: int
                     ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | str:
