@@ -882,6 +882,18 @@ def test_a_card_not_read_surely_is_read_again_and_later_plays_wait_for_it(layout
     assert events[0].player is Player.A and events[0].t < events[1].t
 
 
+@pytest.mark.parametrize(("guess", "held"), [("KD", False), ("KH", True)])
+def test_later_plays_wait_for_a_slot_not_read_surely_only_when_it_may_show_another_card(
+        layout: MatLayout, guess: str, held: bool) -> None:
+    # A's arm passed over A's slot 2 (KD): read unsurely as KD, nothing changed there; as
+    # another card, A may have turned one
+    table = Table(layout)
+    assert table.frame_with({"A.stock2": "card"}, confidence=0.35, guess=guess) == []
+    assert table.frame_with({"B.stock2": "back"}) == []
+    events = table.frame_with({"pile2": "QC"}, hands=(hand(Player.B, "pile2"),))
+    assert [(type(e), str(e.card)) for e in events] == ([] if held else [(Play, "QC")])
+
+
 def test_a_card_never_read_surely_is_taken_as_the_card_read_most_often(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"pile1": "empty"}, hands=(hand(Player.A, "pile1"),))
