@@ -905,17 +905,19 @@ class Arbiter:
         hand never covered it), the touch times, and for two slaps on one pile the call."""
         slaps = [h.slap for h in held]
         late = any((s.evidence or {}).get("before_known") for s in slaps)
+        piles = {s.pile for s in slaps}
+        if len(slaps) == 2 and len(piles) == 1:  # the other pile too: the hands may lie there
+            piles |= {int(z.removeprefix("pile")) for z in self._zone_ids if z.startswith("pile")}
         window = ("seen only when the round was known over, after the hands had gone: their views "
                   "no longer show them") if late else self._hand_views(
-                      min(s.t for s in slaps), {s.pile for s in slaps},
-                      max(s.frame for s in slaps) + self.s.slap_after_frames)
+                      min(s.t for s in slaps), piles, max(s.frame for s in slaps) + self.s.slap_after_frames)
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
         if isinstance(window, str):
-            hands = {s.pile: window for s in slaps}
+            hands = {n: window for n in piles}
         else:
             views, times, background = window
             assert self.geo_small is not None
-            for pile_n in sorted({s.pile for s in slaps}):
+            for pile_n in sorted(piles):
                 try:
                     zone = self.layout.zone(f"pile{pile_n}")
                     hands[pile_n] = ar.hand_tracks(views, times, zone, self.geo_small,
@@ -924,6 +926,8 @@ class Arbiter:
                     hands[pile_n] = str(exc)
         if len(slaps) == 2 and slaps[0].pile != slaps[1].pile:
             slaps = self._slapped_piles(slaps, hands)
+        elif len(slaps) == 2:
+            slaps = self._both_on_the_other_pile(slaps, hands)
         out: list[Arbitrated] = []
         for pile_n in sorted({s.pile for s in slaps}):
             on = [s for s in slaps if s.pile == pile_n]
@@ -976,6 +980,27 @@ class Arbiter:
                 out[i] = replace(s, pile=other, evidence={**(s.evidence or {}), "pile_from_hands": why})
                 return out
         return slaps
+
+    def _both_on_the_other_pile(self, slaps: list[Slap], hands: dict[int, dict[Player, ar.HandTrack] | str]
+                                ) -> list[Slap]:
+        """Two slaps seen on one pile whose core the hands hardly cover (``unslapped_cover``),
+        while they cover the other pile's (``slapped_cover``): both were on the other pile
+        (slap-eval seed 6308: A's hand, lying on pile 1 since its last play, left it as both
+        players slapped pile 2; the card it had hidden still differed from the tracker's
+        background, and the blob of both arms, reaching pile 1 through it, put both slaps there)."""
+        seen = slaps[0].pile
+        others = [n for n in hands if n != seen]
+        if len(others) != 1:
+            return slaps
+        other = others[0]
+        here, there = self._core_covered(hands[seen]), self._core_covered(hands[other])
+        if here is None or there is None \
+                or not (here < self.s.unslapped_cover and there >= self.s.slapped_cover):
+            return slaps
+        why = (f"seen on pile {seen}, but the hands covered {there:.0%} of pile {other}'s core "
+               f"and {here:.0%} of pile {seen}'s")
+        return [replace(s, pile=other, evidence={**(s.evidence or {}), "pile_from_hands": why})
+                for s in slaps]
 
     @staticmethod
     def _core_covered(tracks: dict[Player, ar.HandTrack] | str) -> float | None:

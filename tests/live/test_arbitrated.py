@@ -309,19 +309,29 @@ def test_slaps_on_different_piles_keep_their_piles() -> None:
     assert not [r for r in referee.records if isinstance(r, Call) and r.call is CallKind.SLAP_WINNER]
 
 
+STILL_VIEWS = 6
+
+
+def _slap_arbiter() -> Any:
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import ZoneTracker
+
+    return Arbiter(ZoneTracker(load_calibration(FIXTURES / "exchange" / "calibration.yaml")))
+
+
+def _still_hands(over: float, own: dict[Player, float]) -> dict[Player, ar.HandTrack]:
+    """Hand tracks over ``STILL_VIEWS`` views: the pile's core ``over`` mm^2 under the hands,
+    each player's hand over ``own`` mm^2 of it, all the time."""
+    n = STILL_VIEWS
+    return {p: ar.HandTrack(p, np.arange(n) / 30, np.linspace(0, 1, n), np.full(n, 3000.0),
+                            np.full(n, over), np.full(n, mm2)) for p, mm2 in own.items()}
+
+
 def test_two_slaps_seen_on_two_piles_go_to_the_pile_the_hands_cover() -> None:
     # seed 6013: both slapped pile 2; B was seen on pile 1 (one blob, its tip there), and the
     # hands' split gave each hand less than 1500 mm^2 of its own pile: the covered cores decide
 
-    from referee.live.arbitrate import Arbiter
-    from referee.vision.tracking import ZoneTracker
-
-    arbiter = Arbiter(ZoneTracker(load_calibration(FIXTURES / "exchange" / "calibration.yaml")))
-    n = 6
-
-    def tracks(over: float, own: dict[Player, float]) -> dict[Player, ar.HandTrack]:
-        return {p: ar.HandTrack(p, np.arange(n) / 30, np.linspace(0, 1, n), np.full(n, 3000.0),
-                                np.full(n, over), np.full(n, mm2)) for p, mm2 in own.items()}
+    arbiter, n, tracks = _slap_arbiter(), STILL_VIEWS, _still_hands
 
     b, a = Slap(t=1.45, frame=44, player=Player.B, pile=1), Slap(t=1.52, frame=46, player=Player.A, pile=2)
     hands: dict[int, dict[Player, ar.HandTrack] | str] = {
@@ -355,6 +365,31 @@ def test_two_slaps_seen_on_two_piles_go_to_the_pile_the_hands_cover() -> None:
     hands = {1: passing, 2: tracks(5500.0, {Player.A: 1064.0, Player.B: 4116.0})}
     out = arbiter._slapped_piles([b, a], hands)
     assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
+
+
+def test_two_slaps_seen_on_one_pile_go_to_the_other_when_the_hands_cover_only_that() -> None:
+    # seed 6308: both slapped pile 2; A's hand had lain on pile 1 since its last play, and the
+    # card it hid, still unlike the tracker's background, joined the blob of both arms to pile 1,
+    # where both slaps were seen. The hands covered 28 % of pile 1's core and all of pile 2's
+    arbiter = _slap_arbiter()
+    core = 4 * ar.HandSettings().core_mm[0] * ar.HandSettings().core_mm[1]
+
+    def tracks(share: float, own: dict[Player, float]) -> dict[Player, ar.HandTrack]:
+        return _still_hands(share * core, own)
+
+    a, b = Slap(t=1.49, frame=43, player=Player.A, pile=1), Slap(t=1.49, frame=47, player=Player.B, pile=1)
+    hands: dict[int, dict[Player, ar.HandTrack] | str] = {
+        1: tracks(0.28, {Player.A: 384.0, Player.B: 832.0}),
+        2: tracks(1.0, {Player.A: 1388.0, Player.B: 3664.0})}
+    out = arbiter._both_on_the_other_pile([a, b], hands)
+    assert [(s.player, s.pile) for s in out] == [(Player.A, 2), (Player.B, 2)]
+    assert "covered 100% of pile 2's core and 28% of pile 1's" in (out[0].evidence or {})["pile_from_hands"]
+    # the pile they were seen on covered as a slapped pile is (slap-same: 99-100 %): they stay
+    hands[1] = tracks(0.9, {Player.A: 2000.0, Player.B: 2500.0})
+    assert arbiter._both_on_the_other_pile([a, b], hands) == [a, b]
+    # the other pile's core not covered: nothing says where else they were
+    hands[1], hands[2] = tracks(0.28, {Player.A: 384.0}), tracks(0.5, {Player.B: 1000.0})
+    assert arbiter._both_on_the_other_pile([a, b], hands) == [a, b]
 
 
 def test_a_hand_that_hovered_over_the_pile_is_timed_where_its_arm_came_down() -> None:
