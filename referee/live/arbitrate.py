@@ -3,7 +3,7 @@ first-slap calls (docs/arbitration.md, "In the pipeline").
 
     arbiter = Arbiter(tracker)
     # every frame, after ZoneTracker.update and before the observer explains the changes:
-    arbiter.observe(tracker, tracked, observer.state.tops)
+    arbiter.observe(tracker, tracked, observer.believed_tops())
     for item in arbiter.refine(events, tracked, not_before=last_t):   # the observer's events
         judge(item.event)               # time order; item.note goes into the verdict's message
     arbiter.flush(...)                  # the end of the video: slaps still held
@@ -697,7 +697,7 @@ class Arbiter:
         est = self._estimate(ev.player, slot, str(ev.card), ev.t, (float(toward[0]), float(toward[1])))
         self.costs.add(kind, time.perf_counter() - t0)
         use = self._usable(est, ev, tracked)
-        t = est.contact.t if use and est.contact else _fallback_t(est, ev)
+        t = est.contact.t if use and est.contact else _fallback_t(est, ev, self.s.max_shift_s)
         return self._with_contact(ev, est, use, t)
 
     def _with_contact(self, ev: TableEvent, est: _Estimate, use: bool, t: float,
@@ -789,7 +789,8 @@ class Arbiter:
         second = top if first is under else under
         order = [first, second]
         use = {p: self._usable(ests[p], plays[p], tracked) for p in plays}
-        touch = [self._time(ests[e.player], e) if use[e.player] else _fallback_t(ests[e.player], e)
+        touch = [self._time(ests[e.player], e) if use[e.player]
+                 else _fallback_t(ests[e.player], e, self.s.max_shift_s)
                  for e in order]
         if not touch[0] + self.s.min_gap_s <= touch[1]:
             mid = (touch[0] + touch[1]) / 2  # the estimates cross the call: both at the middle, in order
@@ -907,7 +908,7 @@ class Arbiter:
         late = any((s.evidence or {}).get("before_known") for s in slaps)
         piles = {s.pile for s in slaps}
         if len(slaps) == 2 and len(piles) == 1:  # the other pile too: the hands may lie there
-            piles |= {int(z.removeprefix("pile")) for z in self._zone_ids if z.startswith("pile")}
+            piles |= {int(z.removeprefix("pile")) for z in self._pile_ids}
         window = ("seen only when the round was known over, after the hands had gone: their views "
                   "no longer show them") if late else self._hand_views(
                       min(s.t for s in slaps), piles, max(s.frame for s in slaps) + self.s.slap_after_frames)
@@ -1128,13 +1129,20 @@ class Arbiter:
         return out
 
 
-def _fallback_t(est: _Estimate, ev: TableEvent) -> float:
+def _fallback_t(est: _Estimate, ev: TableEvent, busy_long_s: float) -> float:
     """An event's time when its contact estimate is not used: the observer's, except for a card
-    found underneath whose track shows when it left its slot: at most a carry after that. The
-    observer times such a card from its own start, when the slot's picture stopped moving, which
-    can come half a second after the card left (game 5009: three cards onto one pile in one
-    busy spell; the first, 0.43 s late, lost its race)."""
-    if (ev.evidence or {}).get("underneath") is True and est.left is not None:
+    whose track shows when it left its slot and that is found underneath, or that the observer
+    timed from a pile's settle more than ``busy_long_s`` after the pile went busy: at most a
+    carry after it left. The observer times a card underneath from its own start, when the
+    slot's picture stopped moving, which can come half a second after the card left (game 5009:
+    three cards onto one pile in one busy spell; the first, 0.43 s late, lost its race); a pile
+    under hands that stay settles long after its cards landed (race-eval seed 6324: B's 8H, on
+    top of a touch race, was put 0.46 s late, and its F_LOST_TOUCH with it)."""
+    evidence = ev.evidence or {}
+    busy_from = evidence.get("since_t")
+    busy_long = isinstance(ev, Play) and isinstance(busy_from, (int, float)) \
+        and ev.t - busy_from > busy_long_s
+    if (evidence.get("underneath") is True or busy_long) and est.left is not None:
         return min(ev.t, est.left + PLAY_CARRY_S)
     return ev.t
 

@@ -248,7 +248,7 @@ class Referee:
         tracked = tracker.update(frame.image, frame.t, pictures)
         self._last_tracked = tracked
         if self.arbiter is not None:
-            self.arbiter.observe(tracker, tracked, self.observer.state.tops)
+            self.arbiter.observe(tracker, tracked, self.observer.believed_tops())
         result = StepResult(frame.index, frame.t, tracked)
         if not self._started:
             self._started = True

@@ -531,6 +531,17 @@ class Observer:
                  and (obs := tracked.zones.get(zone)) is not None and obs.settled]
         return again + [zone for zone in self._clear_of_hands(tracked) if zone not in again]
 
+    def believed_tops(self) -> dict[str, str]:
+        """What is believed to lie on each zone, but for a zone that settled under a hand
+        showing what was not believed (its top is in doubt: the card may have gone): the
+        arbiter cuts a slot's face only from a view that shows the card believed there (race-eval
+        seed 6324: B's slot 4, its 8H gone, settled under B's arm looking empty; the face cut
+        from that view, taken for the 8H, followed nothing, and the 8H was taken to have left
+        its slot only after A's card touched: no touch race)."""
+        if not self._under_hand:
+            return self.state.tops
+        return {z: top for z, top in self.state.tops.items() if z not in self._under_hand}
+
     def _clear_of_hands(self, tracked: TrackedFrame) -> list[str]:
         """Zones that settled under a hand showing what was not believed, settled now with no
         hand over them: to be read again (:meth:`_clear_looks`)."""
@@ -717,8 +728,8 @@ class Observer:
         lie there: as far as it can be read nothing changed (an arm passed over it), and no
         later event waits for it (race-eval seed 6299 with the model: A's KC and JD, read at
         0.2-0.4 after A's arm passed, held B's F_LOST_TOUCH back 1.2 s)."""
-        top = self.state.tops.get(zone)
-        return zone in self._slot_zones and top not in FACE_UP_LABELS and top is not None \
+        top = self.state.tops.get(zone, "empty")
+        return zone in self._slot_zones and top not in FACE_UP_LABELS \
             and all(r.guess == top for r in unread.readings)
 
     def _hold_spits(self, tracked: TrackedFrame, events: list[TableEvent]) -> list[TableEvent]:

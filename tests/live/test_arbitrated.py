@@ -534,7 +534,7 @@ def test_a_play_whose_first_view_is_no_longer_kept_keeps_its_follow_s_track() ->
     assert est.contact is None and "no longer kept" in est.error
 
 
-def test_a_card_underneath_with_no_contact_estimate_is_timed_a_carry_after_its_track_left() -> None:
+def test_a_card_with_no_contact_estimate_underneath_or_settled_late_is_timed_a_carry_after_it_left() -> None:
     from referee.cards import Card
     from referee.live.arbitrate import _Estimate, _fallback_t
     from referee.vision.observation import PLAY_CARRY_S
@@ -543,13 +543,18 @@ def test_a_card_underneath_with_no_contact_estimate_is_timed_a_carry_after_its_t
     under = Play(t=11.58, frame=354, player=Player.B, start=11.23, slot=1, pile=2, card=Card.parse("2D"),
                  evidence={"underneath": True})
     lost = _Estimate(None, "the card was lost on its way", left=10.72)
-    assert abs(_fallback_t(lost, under) - (10.72 + PLAY_CARRY_S)) < 1e-9
+    assert abs(_fallback_t(lost, under, 0.25) - (10.72 + PLAY_CARRY_S)) < 1e-9
     # the observer's time is the bound: a track that left late does not make it later
-    assert _fallback_t(_Estimate(None, "lost", left=11.4), under) == 11.58
+    assert _fallback_t(_Estimate(None, "lost", left=11.4), under, 0.25) == 11.58
     # no track, or a card on top (its time is the pile's settle): the observer's time stays
-    assert _fallback_t(_Estimate(None, "no face"), under) == 11.58
-    on_top = replace(under, evidence={"underneath": ["3H"]})
-    assert _fallback_t(lost, on_top) == 11.58
+    assert _fallback_t(_Estimate(None, "no face"), under, 0.25) == 11.58
+    on_top = replace(under, evidence={"underneath": ["3H"], "since_t": 11.4})
+    assert _fallback_t(lost, on_top, 0.25) == 11.58
+    # ... unless the pile settled long after it went busy (hands stayed over it): race-eval
+    # seed 6324, B's 8H on top of a race, put at the pile's settle 0.65 s after it went busy
+    on_top = replace(under, t=1.68, evidence={"underneath": ["9H", "10S"], "since_t": 1.033})
+    poor = _Estimate(None, "poor fit", left=0.917)
+    assert abs(_fallback_t(poor, on_top, 0.25) - (0.917 + PLAY_CARRY_S)) < 1e-9
 
 
 def test_a_slap_during_play_goes_to_the_engine_at_once() -> None:

@@ -431,6 +431,16 @@ def test_a_slot_emptied_under_a_hand_is_read_again_once_the_hand_has_gone(layout
     assert table.obs.rereads(TrackedFrame(table.frame + 1, t, still, (), ())) == []  # read once
 
 
+def test_a_slot_read_empty_under_a_hand_has_no_believed_card_for_the_faces(layout: MatLayout) -> None:
+    # race-eval seed 6324: the arbiter cut a face of B's 8H from a view of B's emptied slot
+    table = Table(layout)
+    assert table.obs.believed_tops()["B.stock1"] == "10C"
+    assert table.frame_with({"B.stock1": "empty"}, hands=(hand(Player.B, "B.stock1"),), hand_over=True) == []
+    assert table.obs.state.tops["B.stock1"] == "10C"  # not believed gone yet ...
+    assert "B.stock1" not in table.obs.believed_tops()  # ... nor believed there
+    assert table.obs.believed_tops()["B.stock2"] == "QC"
+
+
 def test_a_card_followed_to_rest_outside_the_zones_is_the_card_that_moved_there(layout: MatLayout) -> None:
     """A stray found by following a card from its slot (``Arbiter.strays``) names the card: it
     is that card's move to a sixth pile, not the player's last departure; a card that never
