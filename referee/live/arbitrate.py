@@ -972,8 +972,7 @@ class Arbiter:
         cover = {n: self._core_covered(hands[n]) for n in {s.pile for s in slaps}}
         for i, s in enumerate(slaps):
             here, there = cover[s.pile], cover[slaps[1 - i].pile]
-            if here is not None and there is not None \
-                    and here < self.s.unslapped_cover and there >= self.s.slapped_cover:
+            if self._elsewhere_by_cover(here, there):
                 other = slaps[1 - i].pile
                 why = (f"seen on pile {s.pile}, but the hands covered {there:.0%} of pile {other}'s core, "
                        f"where {slaps[1 - i].player} slapped, and {here:.0%} of pile {s.pile}'s")
@@ -995,13 +994,18 @@ class Arbiter:
             return slaps
         other = others[0]
         here, there = self._core_covered(hands[seen]), self._core_covered(hands[other])
-        if here is None or there is None \
-                or not (here < self.s.unslapped_cover and there >= self.s.slapped_cover):
+        if not self._elsewhere_by_cover(here, there):
             return slaps
         why = (f"seen on pile {seen}, but the hands covered {there:.0%} of pile {other}'s core "
                f"and {here:.0%} of pile {seen}'s")
         return [replace(s, pile=other, evidence={**(s.evidence or {}), "pile_from_hands": why})
                 for s in slaps]
+
+    def _elsewhere_by_cover(self, here: float | None, there: float | None) -> bool:
+        """Whether slaps seen on a pile whose core the hands cover ``here`` (a share) were on the
+        other pile, covered ``there``: the one hardly covered, the other as a slapped pile is."""
+        return here is not None and there is not None \
+            and here < self.s.unslapped_cover and there >= self.s.slapped_cover
 
     @staticmethod
     def _core_covered(tracks: dict[Player, ar.HandTrack] | str) -> float | None:
