@@ -129,18 +129,25 @@ class ModelReader:
 
 
 def correction_for(game: Game, ev: TableEvent, rejected: str = "") -> Correction | None:
-    """The correction a rejected turn stands for: the slot it turned ``ev.card`` in shows, for
-    the engine, another face-up card (read there earlier). None for other events, and when the
-    slot is outside the slots, face down or empty, or shows that card (the turn was rejected
-    for another reason). Whether the newer reading is the better one is the caller's call.
-    (A play is not corrected so: its card read on the pile, misread, let through plays judged
-    on the wrong card, false faults in games 5008 and 5009 with the model.)"""
-    if not isinstance(ev, Turn) or not 1 <= ev.slot <= game.rules.slots:
+    """The correction a rejected turn or move stands for: the slot it turned ``ev.card`` in, or
+    moved it from, shows, for the engine, another face-up card (read there earlier). None for
+    other events, and when the slot is outside the slots, face down or empty, or shows that
+    card (the event was rejected for another reason). Whether the newer reading is the better
+    one is the caller's call. (A play is not corrected so: its card read on the pile, misread,
+    let through plays judged on the wrong card, false faults in games 5008 and 5009 with the
+    model.)"""
+    if isinstance(ev, Turn):
+        slot = ev.slot
+    elif isinstance(ev, Move):
+        slot = ev.from_slot
+    else:
         return None
-    was = game.sides[ev.player].stock[ev.slot - 1].top
+    if not 1 <= slot <= game.rules.slots:
+        return None
+    was = game.sides[ev.player].stock[slot - 1].top
     if was is None or was == ev.card:
         return None
-    return Correction(t=ev.t, frame=ev.frame, player=ev.player, slot=ev.slot, card=ev.card, was=was,
+    return Correction(t=ev.t, frame=ev.frame, player=ev.player, slot=slot, card=ev.card, was=was,
                       evidence={**(ev.evidence or {}), "corrects": ev.kind, "rejected": rejected})
 
 
@@ -406,6 +413,12 @@ class Referee:
         clash = self._resolve_clash(ev, rejected, result)
         if clash is not None:
             return clash
+        twin = self._twin_play(ev)
+        if twin is not None:
+            try:
+                return twin, self.game.apply(twin)
+            except InconsistentEvent:
+                pass
         correction = correction_for(self.game, ev, rejected.message)
         if correction is not None:
             old, new = self._read_confidence_of(correction.was, ev.player), _read_confidence(ev)
@@ -418,11 +431,32 @@ class Referee:
                     log.info("frame %s: %s (read at %.2f, before at %.2f)", ev.frame, fixed.verdict.message,
                              new, old)
                     self._record(correction, fixed, result)
+                    if isinstance(ev, Move):  # the card corrected where it was, the move stands
+                        return self._apply(ev, result)
                     return None
         log.warning("frame %s: %s", ev.frame, rejected)
         result.rejected.append(rejected)
         self.rejected.append(rejected)
         return None
+
+    def _twin_play(self, ev: TableEvent) -> Play | None:
+        """A play the engine refused because the slot it came from holds, for the engine, the
+        card's twin (the same rank and colour: a suit misread within a colour, on the pile or
+        in the slot): the play of the card the slot holds, which the rules judge alike; the
+        observer renames the pile's card. None for any other event or refusal. Game 5024 at
+        1280x720 with the model: A's AS, read AS in slot 4 and AC on pile 1, refused, and the
+        turn in that slot after it lost."""
+        if not isinstance(ev, Play) or not 1 <= ev.slot <= self.game.rules.slots:
+            return None
+        held = self.game.sides[ev.player].stock[ev.slot - 1].top
+        if held is None or held == ev.card or held.rank != ev.card.rank or held.colour != ev.card.colour:
+            return None
+        zone = (ev.evidence or {}).get("zone")
+        if isinstance(zone, str):
+            self.observer.rename(zone, str(ev.card), str(held))
+        log.info("frame %s: %s read on the pile, %s in its slot: the slot's card stands", ev.frame, ev.card,
+                 held)
+        return replace(ev, card=held, evidence={**(ev.evidence or {}), "read_on_pile": str(ev.card)})
 
     def _resolve_clash(self, ev: TableEvent, rejected: InconsistentEvent, result: StepResult
                        ) -> tuple[TableEvent, Judgement] | None:

@@ -284,6 +284,44 @@ def test_a_play_the_engine_rejects_corrects_nothing() -> None:
     assert str(referee.game.piles[1].top) == "QD" and str(referee.game.sides[Player.A].stock[0].top) == "KS"
 
 
+def moved_after_a_misread(move_read_at: float) -> Referee:
+    """A's KS played from slot 1 (emptied); slot 2's QC turned and read as QS (at 0.45), then
+    moved to slot 1, read there as QC at ``move_read_at``."""
+    return judged(turn(1.0, 1, "KS", 0.9), spit(Player.A, 1, "QD"), spit(Player.B, 2, "3H"),
+                  Play(t=2.5, player=Player.A, slot=1, pile=1, card=Card.parse("KS")),
+                  turn(3.0, 2, "QS", 0.45),
+                  Move(t=4.0, player=Player.A, from_slot=2, to_slot=1, card=Card.parse("QC"),
+                       evidence=read(move_read_at)))
+
+
+def test_a_move_the_engine_rejects_corrects_the_slot_it_came_from_when_read_more_surely() -> None:
+    # game 5039 at 1280x720 with the model: A's 2C, read 2S when turned, moved and read 2C
+    referee = moved_after_a_misread(0.8)
+    [fix] = [r for r in referee.records if isinstance(r, Correction)]
+    assert (fix.slot, str(fix.card), str(fix.was), fix.evidence["corrects"]) == (2, "QC", "QS", "move")
+    [move] = [r for r in referee.records if isinstance(r, Move)]
+    verdict = referee.records[referee.records.index(move) + 1]
+    assert isinstance(verdict, Verdict) and verdict.outcome is Outcome.LEGAL
+    assert not referee.rejected and str(referee.game.sides[Player.A].stock[0].top) == "QC"
+    # read less surely than the slot's card was: the move stays refused
+    referee = moved_after_a_misread(0.3)
+    assert not any(isinstance(r, Correction | Move) for r in referee.records) and len(referee.rejected) == 1
+
+
+def test_a_play_whose_slot_holds_its_twin_is_the_play_of_the_slot_s_card() -> None:
+    # game 5024 at 1280x720 with the model: A's AS, read AS in slot 4 and AC on the pile
+    play = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("KC"),
+                evidence={**read(0.9), "zone": "pile1"})
+    referee = spat(play)
+    [judged_play] = [r for r in referee.records if isinstance(r, Play)]
+    assert str(judged_play.card) == "KS" and judged_play.evidence["read_on_pile"] == "KC"
+    assert not referee.rejected and str(referee.game.piles[1].top) == "KS"
+    assert not any(isinstance(r, Correction) for r in referee.records)
+    # the same rank in the other colour is another card (V3 judges colours): refused
+    referee = spat(Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("KH"), evidence=read(0.9)))
+    assert len(referee.rejected) == 1 and str(referee.game.piles[1].top) == "QD"
+
+
 class _FirstReadUnsure(TruthZoneReader):
     """The truth, except that the first frame's card in ``zone`` is not read at all."""
 
