@@ -289,6 +289,11 @@ class Observer:
         #: card read unsurely), with that change: busy still, as far as explaining goes, until
         #: their next change or until they are read again with no hand over them
         self._under_hand: dict[str, tuple[ZoneChange, tuple[float, int], ZoneReading]] = {}
+        # stock slots whose card, turned and read under the hand not surely enough, was gone
+        # before the hand left (a back showed again): the change, when it went busy, the reading
+        self._turned_unseen: dict[str, tuple[ZoneChange, tuple[float, int], ZoneReading]] = {}
+        # stock slots read as a card under a hand, then "empty" under it: that first reading
+        self._card_under_hand: dict[str, tuple[ZoneChange, tuple[float, int], ZoneReading]] = {}
         #: pile changes waiting for a slot to settle (``UNDER_WAIT_S``), oldest first
         self._waiting: list[tuple[ZoneChange, ZoneReading, tuple[float, int]]] = []
         #: a waiting pile change that settled again with the same top (settled by its carry,
@@ -319,7 +324,10 @@ class Observer:
         self._early_pending: list[tuple[tuple[int, Player], _HandSeen, float, bool]] = []
         #: per player, their stock slots clear again looking changed (the last 8): when each
         #: busy spell began (the slot last settled before) and when it was clear again
-        self._slot_changes: dict[Player, deque[tuple[float, float]]] = {}
+        # per player, a slot clear again and changed: (busy from, clear again, zone, its top then)
+        self._slot_changes: dict[Player, deque[tuple[float, float, str, str]]] = {}
+        self._slot_reads: dict[str, deque[tuple[float, str]]] = {}  # (time, label) of recent readings
+        self._turned: dict[str, str] = {}  # slot zone -> the card last given as turned there
         self._slot_settled_t: dict[str, float] = {}  # per stock slot, when it was last settled
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
         #: per stock slot, the identities its face-up card has been read as (``_same_card``)
@@ -419,9 +427,12 @@ class Observer:
                 continue
             if obs.as_before is False:
                 busy_from = self._slot_settled_t.get(zone, -math.inf)  # never seen clear: long busy
-                self._slot_changes.setdefault(player, deque(maxlen=8)).append((busy_from, tracked.time))
+                self._slot_changes.setdefault(player, deque(maxlen=8)).append(
+                    (busy_from, tracked.time, zone, self.state.tops.get(zone, "empty")))
             if obs.settled:  # an arm passing over it leaves it settled: it has not changed
                 self._slot_settled_t[zone] = tracked.time
+            if (reading := readings.get(zone)) is not None:
+                self._slot_reads.setdefault(zone, deque(maxlen=8)).append((tracked.time, reading.label))
         for zid, obs in tracked.zones.items():
             if not obs.settled:
                 self._unsettled_since.setdefault(zid, (tracked.time, tracked.frame))
@@ -470,8 +481,15 @@ class Observer:
                 # does any card after a face-up card guessed as another: in the 40 evaluation
                 # games, 17 of 17 times the card read surely lay there at the first change (game
                 # 5012 at 960x540: B's 3C guessed 2S at 0.39, 0.6 s late); not after a face-up
-                # card with no guess (3 of 3 times the back still lay there then)
+                # card with no guess (3 of 3 times the back still lay there then). So does an
+                # earlier change it covered, guessed as a card too (game 5029 at 1280x720 with the
+                # model: A's JS guessed JC under the hand, then again after the hand came back,
+                # read JS only then: timed from the second change, 0.49 s late)
                 change, since = unread.change, unread.since
+                if covered is not unread and covered is not None \
+                        and self.state.tops.get(change.zone) == "back" \
+                        and any(r.guess is not None for r in covered.readings):
+                    change, since = covered.change, covered.since
             elif unread is not None and self._new_on_pile(change.zone, reading.label):
                 # (read under a hand now, it is believed only as surely as any reading there)
                 under_hand = unread.change.hand_over or change.hand_over
@@ -494,6 +512,8 @@ class Observer:
         for e in out:
             if isinstance(e, Play):
                 self._play_times[(e.frame, str(e.card))] = e.t
+            elif isinstance(e, Turn) and (e.player, e.slot) in self._slot_zone:
+                self._turned[self._slot_zone[(e.player, e.slot)]] = str(e.card)
         while len(self._play_times) > RECENT_PLAYS:
             del self._play_times[next(iter(self._play_times))]
         return out
@@ -923,9 +943,11 @@ class Observer:
                       settling: Collection[str]) -> set[str]:
         """The busy slots of the new top's player (``holder``) that went busy within
         ``GRAB_TOGETHER_FRAMES`` of the top's own slot (one hand took both cards), or that
-        settled "empty" under the hand (the card seen gone; game 5009: the hand came over that
-        slot 7 frames before the top's). When it is not known when the top's slot went busy,
-        all their busy slots."""
+        settled "empty" or showing a back under the hand (the card seen gone; game 5009: the
+        hand came over that slot 7 frames before the top's; game 5030 at 1280x720 with the
+        model: B's 7D, its slot read as a back at 0.57 under the hand that went busy 6 frames
+        before the AH's, lay under the AH, its play and F_TWO_CARDS lost). When it is not known
+        when the top's slot went busy, all their busy slots."""
         if top is not None:
             grabbed = top.since_frame
         else:
@@ -935,7 +957,8 @@ class Observer:
         slots = self._busy_slots(change, reading, since, tracked, settling, skip=others)
         if grabbed is None:
             return slots
-        return {z for z in slots if (z in self._under_hand and self._under_hand[z][2].label == "empty")
+        gone = ("empty", "back")
+        return {z for z in slots if (z in self._under_hand and self._under_hand[z][2].label in gone)
                 or ((busy := self._busy_since(z, tracked)) is not None
                     and abs(busy - grabbed) <= GRAB_TOGETHER_FRAMES)}
 
@@ -1154,6 +1177,9 @@ class Observer:
                 and reading.left_slot is None and not self._moved_in_under_hand(change, zone, reading) \
                 and not self._back_from_beneath(zone, reading):
             earlier = self._under_hand.get(change.zone)
+            if earlier is not None and zone.kind is ZoneKind.STOCK and new == "empty" \
+                    and earlier[2].label not in FACE_UP_LABELS:
+                self._card_under_hand[change.zone] = earlier  # "empty" may be the hand over it
             if earlier is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
                     and _one_card_read(earlier[2].label, new):
                 # the same card read again, as unsurely, after the hand moved over it again: it
@@ -1173,6 +1199,13 @@ class Observer:
             self._under_hand[change.zone] = (change, since, reading)
             return []
         hidden = self._under_hand.pop(change.zone, None)
+        card_before = self._card_under_hand.pop(change.zone, None)
+        if hidden is not None and hidden[2].label == "empty" and card_before is not None \
+                and new not in FACE_UP_LABELS and _one_card_read(card_before[2].label, new):
+            # read as this card under the hand, then "empty" under it (the hand over the card),
+            # and surely as it now: the card came at the first change (games 5024 and 5033 at
+            # 1280x720 with the model: A's 4D and 2H, 0.7 and 0.8 s late)
+            hidden = card_before
         if hidden is not None and zone.kind is ZoneKind.PILE and hidden[0].carried and not change.carried \
                 and new != old and new not in FACE_UP_LABELS and any(
                     d.card == new and not d.used and d.start <= hidden[0].time for d in self._departures):
@@ -1208,6 +1241,9 @@ class Observer:
             # a pile whose picture changed, read as the card it showed: a card may have come
             reading = self._read_as_departed(change, reading, since)
             new = reading.label
+        if new == old == "back" and hidden is not None and zone.kind is ZoneKind.STOCK \
+                and hidden[2].label not in FACE_UP_LABELS:
+            self._turned_unseen[change.zone] = hidden  # a card turned and moved on, or the hand's
         if new == old:
             if hidden is None or hidden[2].label != "empty" or zone.kind is not ZoneKind.STOCK:
                 # a pile read empty under a hand and showing its top again was hidden by the
@@ -1273,6 +1309,7 @@ class Observer:
                 self.state.tops[change.zone] = old  # that card lies where it is read more surely
                 return []
         elif old not in FACE_UP_LABELS:  # its face-up card left
+            self._turned.pop(change.zone, None)
             self._departures.append(_Departure(old, player, slot, self._left(change), change.frame,
                                                change.time, since_frame=change.since_frame,
                                                since_t=since[0]))
@@ -1317,6 +1354,14 @@ class Observer:
             return [Turn(t=self._touch(change, "turn", busy_since=since[0]), frame=change.frame,
                          player=player, slot=slot, card=card, evidence=evidence)]
         source = self._source_of(new, change, exclude=(player, slot))
+        turned = self._turned_and_moved(change, reading, since, player, slot) \
+            if source is None and old == "empty" else []
+        if turned:
+            return turned
+        if source is None and old == "empty":
+            misread = self._misread_source(new, change, player, slot)
+            if misread is not None:
+                source, evidence["source_read_as"] = misread[:3], misread[3]
         if source is not None and source[0] is player:
             return [Move(t=self._touch(change, "move"), frame=change.frame, player=player, start=source[2],
                          from_slot=source[1], to_slot=slot, card=card, evidence=evidence)]
@@ -1668,6 +1713,74 @@ class Observer:
             return back_to[0], back_to[1], None
         return None
 
+    def _turned_and_moved(self, change: ZoneChange, reading: ZoneReading, since_here: tuple[float, int],
+                          player: Player, slot: int) -> list[TableEvent]:
+        """A face-up card come onto ``player``'s empty ``slot`` (not a turn there) that was read,
+        as that card or its twin, in another slot of theirs under the hand that turned it, not
+        surely enough to be believed, and gone before the hand left (a back showed there
+        again): it was turned there and moved here; both events. Game 5021 at 1280x720 with
+        the model: A's JC, turned in slot 3 and read 0.66 under the hand, moved to the empty
+        slot 2 0.9 s later, read there 0.84: taken for a turn in an empty slot, refused, and the
+        turn and the move lost."""
+        card = reading.label
+        if any(top == card for zone, top in self.state.tops.items() if zone != change.zone):
+            return []
+        for zone, (was, since, seen) in list(self._turned_unseen.items()):
+            source = self._zone.get(zone)
+            if source is None or source.owner is not player or source.number in (None, slot):
+                continue
+            if change.time - was.time > PAIR_WINDOW_S:
+                del self._turned_unseen[zone]
+                continue
+            if not _one_card_read(seen.label, card):
+                continue
+            del self._turned_unseen[zone]
+            assert source.number is not None
+            log.info("frame %d: %s shows %s, turned in %s (read %s under the hand) and moved",
+                     change.frame, change.zone, card, zone, seen.label)
+            parsed = Card.parse(card)
+            return [Turn(t=self._touch(was, "turn", busy_since=since[0]), frame=change.frame, player=player,
+                         slot=source.number, card=parsed, evidence=self._evidence(was, seen, since)),
+                    Move(t=self._touch(change, "move"), frame=change.frame, player=player,
+                         from_slot=source.number, to_slot=slot, card=parsed,
+                         evidence=self._evidence(change, reading, since_here))]
+        return []
+
+    def _misread_source(self, card: str, change: ZoneChange, player: Player, slot: int
+                        ) -> tuple[Player, int, float | None, str] | None:
+        """Where a face-up card that came onto ``player``'s empty ``slot`` (not a turn: no card
+        lies there face down) came from when no slot of theirs held it: the one other slot of
+        theirs whose face-up card just left, or is leaving, when that card was believed to be a
+        card ``card`` may have been misread as (:func:`_alike`: the same rank or suit) and
+        ``card`` is nowhere else. The move's card is the new reading; the referee weighs it
+        against the old one (docs/pipeline.md, "Corrections"). Game 5039 at 1280x720 with the
+        model: A's 2C, read 2S at 0.45 when turned in slot 4, moved to the empty slot 3 and read
+        2C there: taken for a turn in an empty slot, refused, and the move lost."""
+        if any(top == card for zone, top in self.state.tops.items() if zone != change.zone) \
+                or any(p.card == card for pile in self.state.piles.values() for p in pile):
+            return None
+        found: list[tuple[Player, int, float | None, str]] = []
+        for dep in self._departures:
+            if not dep.used and dep.player is player and dep.slot != slot \
+                    and change.time - dep.time <= PAIR_WINDOW_S and _alike(dep.card, card):
+                found.append((player, dep.slot, dep.start, dep.card))
+        for (owner, other), zone in self._slot_zone.items():
+            top = self.state.tops.get(zone, "empty")
+            if owner is player and other != slot and top not in FACE_UP_LABELS and _alike(top, card) \
+                    and (zone in self._unsettled_since or zone in self._under_hand):
+                found.append((player, int(other), None, top))
+        if len(found) != 1:
+            return None
+        source = found[0]
+        for dep in self._departures:
+            if dep.player is player and dep.slot == source[1] and dep.card == source[3] and not dep.used:
+                dep.used = True
+        if source[2] is None:
+            self._gone_before_settled.add((source[3], player, source[1]))
+        log.info("frame %d: %s shows %s, come from %s's slot %d, where it was read as %s",
+                 change.frame, change.zone, card, player, source[1], source[3])
+        return source
+
     def _spit_player(self, change: ZoneChange, since: tuple[float, int]) -> Player | None:
         """Whose spit card landed on a pile: a player whose hand was at their packet shortly
         before (a visit not already spent on an earlier spit card); of two, the one whose hand
@@ -1949,9 +2062,21 @@ class Observer:
         gone under the hand, or come back from under it (fixture illegal-rank: a play and its
         take-back; the slot began to change 0.1 s before the hand left the pile). A spell begun
         later is the player's next move (game 5010: a card taken from the slot the arm lay
-        over, 0.7 s after the hand left)."""
-        return any(clear >= since and busy_from < left
-                   for busy_from, clear in self._slot_changes.get(player, ()))
+        over, 0.7 s after the hand left). Not a slot read since only as the card it showed
+        before (game 5024 at 1280x720: B's other hand lay beside B's slot 2 while B slapped
+        pile 2 during play; the slot's picture changed, read as its AC each time, and the early
+        slap and its F_EARLY_SLAP were dropped), nor a slot that showed a back and is read since
+        only as the card given as turned there (that game: B turned 5C in slot 3 just before)."""
+        return any(clear >= since and busy_from < left and self._read_otherwise(zone, top, busy_from)
+                   for busy_from, clear, zone, top in self._slot_changes.get(player, ()))
+
+    def _read_otherwise(self, zone: str, top: str, since: float) -> bool:
+        """Whether ``zone``, which showed ``top``, was read since ``since`` as a card that may
+        have come from or gone to a pile: anything but ``top`` (after a back: but the card given
+        as turned there), or it was not read at all."""
+        reads = [label for t, label in self._slot_reads.get(zone, ()) if t >= since]
+        same = {top, self._turned.get(zone)} if top == "back" else {top}
+        return not reads or any(label not in same for label in reads)
 
 
 def _one_card_read(first: str, then: str) -> bool:
@@ -1964,6 +2089,16 @@ def _one_card_read(first: str, then: str) -> bool:
         return False
     a, b = Card.parse(first), Card.parse(then)
     return a.rank == b.rank and a.colour == b.colour
+
+
+def _alike(first: str, then: str) -> bool:
+    """Whether a card read as ``first`` may be ``then`` misread: the same rank or the same suit
+    (the model's misreadings of one card: a suit within a colour, 2S for 2C; a rank of like
+    index glyphs, KD for JD)."""
+    if first in FACE_UP_LABELS or then in FACE_UP_LABELS or first == then:
+        return False
+    a, b = Card.parse(first), Card.parse(then)
+    return a.rank == b.rank or a.suit == b.suit
 
 
 def _taken_back(pile: Sequence[_PileCard], old: str, new: str) -> int | None:

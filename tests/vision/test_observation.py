@@ -802,6 +802,29 @@ def test_a_card_may_lie_underneath_from_when_its_slot_went_busy_under_a_lingerin
     assert events[0].evidence["underneath"] is True and events[0].start > settled  # seen to leave late
 
 
+def test_a_pile_change_waits_for_a_slot_of_its_player_read_as_a_back_under_the_hand(
+        layout: MatLayout) -> None:
+    """Game 5030 at 1280x720 with the model: B took 7D and AH in one hand, the 7D's slot busy
+    6 frames before the AH's; the 7D's slot read as a back at 0.57 under the hand (not believed
+    there), the pile settled with the AH before the slot was read again: the 7D underneath and
+    its F_TWO_CARDS were lost. A face-up card's slot showing a back under the hand may have lost
+    its card, as one read empty there: waited for."""
+    for seen_under_hand, waits in (("back", True), ("6C", False)):
+        table = Table(layout)
+        table.busy_since["A.stock1"] = 1
+        table.busy_since["A.stock5"] = 1 + GRAB_TOGETHER_FRAMES + 3  # not grabbed together
+        on_pile = (touching(Player.A, "pile1"),)
+        assert table.frame_with({"A.stock1": seen_under_hand}, hands=(hand(Player.A, "A.stock1"),),
+                                hand_over=True, confidence=0.57, unsettled=("A.stock5",)) == []
+        table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock5"))
+        events = table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock5",))
+        assert (events == []) is waits, seen_under_hand
+        if waits:
+            events = table.frame_with({"A.stock1": "back"}, busy_frames=1, unsettled=("A.stock5",))
+            assert [(type(e), str(e.card)) for e in events] == [(Play, "4D"), (Play, "7H")]
+            assert events[0].evidence["underneath"] is True
+
+
 def test_a_waiting_pile_change_is_given_before_what_may_depend_on_it(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})  # 4D left slot 1
@@ -1079,6 +1102,25 @@ def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "QH")] and events[0].t > first
 
 
+def test_a_card_guessed_in_two_changes_and_read_surely_after_is_timed_from_the_first(
+        layout: MatLayout) -> None:
+    """Game 5029 at 1280x720 with the model: A's JS, turned at 7.22 s, guessed JC under the
+    hand, the hand came back and it was guessed again, then read JS surely: the turn is the
+    first change's (it was timed from the second, 0.49 s late). Not when the first change was
+    not guessed as any card."""
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    for first_guess, from_first in (("6S", True), (None, False)):
+        table = Table(layout)
+        assert table.frame_with({"A.stock3": "card"}, confidence=0.41, guess=first_guess, **under) == []
+        first = table.frame / FPS
+        assert table.frame_with({"A.stock3": "card"}, confidence=0.23, guess="6C", busy_frames=10,
+                                **under) == []
+        second = table.frame / FPS
+        events = table.frame_with({"A.stock3": "6C"}, confidence=0.85, busy_frames=10, **under)
+        assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+        assert (events[0].t < first) is from_first and events[0].t < second, first_guess
+
+
 def test_a_card_guessed_before_the_hands_covered_its_pile_is_timed_from_then(layout: MatLayout) -> None:
     """Slap-eval seed 6164 with the model: A's last card (7D) was guessed rightly but not
     surely under A's lingering hand, then read empty under the slapping hands, and surely only
@@ -1341,6 +1383,82 @@ def test_a_turn_read_unsurely_under_the_hand_and_surely_after_is_timed_under_the
     assert events[0].t > settled_under + 0.1 and "under_hand" not in events[0].evidence
 
 
+def test_a_card_read_under_the_hand_then_empty_under_it_and_surely_after_is_timed_under_the_hand(
+        layout: MatLayout) -> None:
+    """Games 5024 and 5033 at 1280x720 with the model: A's 4D and 2H, turned and read 0.70 and
+    0.62 under the hand, then "empty" under it (the hand over the card), and surely once the
+    hand had gone: 0.7 and 0.8 s late, timed from the sure reading."""
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.7, **under) == []
+    settled_under = table.frame / FPS
+    assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
+    table.idle(8)
+    events = table.frame_with({"A.stock3": "6C"}, confidence=0.9)  # the hand has gone
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    # another card read surely after: that card, from its own settle
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.7, **under) == []
+    assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
+    table.idle(8)
+    events = table.frame_with({"A.stock3": "8C"}, confidence=0.9)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "8C")]
+    assert events[0].t > settled_under + 0.1
+
+
+def emptied_slot_1(layout: MatLayout) -> Table:
+    """A table where A has played the 4D from slot 1, which lies empty."""
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty"})
+    assert [type(e) for e in table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))] == [Play]
+    return table
+
+
+def test_a_card_turned_under_the_hand_and_moved_on_before_it_left_was_turned_and_moved(
+        layout: MatLayout) -> None:
+    """Game 5021 at 1280x720 with the model: A's JC, turned in slot 3 and read 0.66 under the
+    hand, moved to the empty slot 2 before the hand left (slot 3 showed its back again), read
+    there surely: not a turn in an empty slot (which the engine refuses) but a turn and a move."""
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    table = emptied_slot_1(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.66, **under) == []
+    settled_under = table.frame / FPS
+    assert table.frame_with({"A.stock3": "back"}) == []
+    events = table.frame_with({"A.stock1": "6C"}, confidence=0.84)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C"), (Move, "6C")]
+    assert (events[0].slot, events[1].from_slot, events[1].to_slot) == (3, 3, 1)
+    assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    # another card in the empty slot: not the one read under the hand (a turn, as before)
+    table = emptied_slot_1(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.66, **under) == []
+    assert table.frame_with({"A.stock3": "back"}) == []
+    events = table.frame_with({"A.stock1": "9D"}, confidence=0.84)
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Turn, 1, "9D")]
+
+
+def test_a_card_misread_in_its_slot_and_moved_to_an_empty_slot_is_moved(layout: MatLayout) -> None:
+    """Games 5034 and 5039 at 1280x720 with the model: A's JD read KD, A's 2C read 2S, in their
+    slots; each moved to an empty slot and read right there. A card that came onto an empty
+    slot is not a turn: it came from the one slot of the player whose card just left and was
+    read as a card of its rank or suit."""
+    for moved_as in ("JC", "QS"):  # A's slot 4 holds JS: the same rank, the same suit
+        table = emptied_slot_1(layout)
+        assert table.frame_with({"A.stock4": "back"}, hands=(hand(Player.A, "A.stock4"),)) == []
+        events = table.frame_with({"A.stock1": moved_as}, confidence=0.8)
+        assert [(type(e), e.from_slot, e.to_slot, str(e.card)) for e in events] == [(Move, 4, 1, moved_as)]
+        assert events[0].evidence["source_read_as"] == "JS"
+    # nothing alike left: a turn, as before (for the engine to refuse)
+    table = emptied_slot_1(layout)
+    assert table.frame_with({"A.stock4": "back"}, hands=(hand(Player.A, "A.stock4"),)) == []
+    assert [type(e) for e in table.frame_with({"A.stock1": "9D"}, confidence=0.8)] == [Turn]
+    # two such cards left: which one moved is not known
+    table = emptied_slot_1(layout)
+    both = {"A.stock4": "back", "A.stock2": "back"}
+    assert table.frame_with(both, hands=(hand(Player.A, "A.stock4"),)) == []
+    assert [type(e) for e in table.frame_with({"A.stock1": "JD"}, confidence=0.8)] == [Turn]
+
+
 def hand_at(player: Player, tip: tuple[float, float], *zones: str) -> HandBlob:
     return HandBlob(player, 20000.0, (0, 0, 10, 10), tip, zones)
 
@@ -1350,15 +1468,21 @@ def frames_of(table: Table, n: int, hands: tuple[HandBlob, ...]) -> list:
     return [ev for _ in range(n) for ev in table.frame_with(hands=hands)]
 
 
-def clear_again(table: Table, zone: str, as_before: bool, unsettled: tuple[str, ...] = ()) -> list:
-    """One frame with no hand, in which ``zone`` is clear again, looking as before or not
-    (``unsettled`` zones still busy)."""
+def clear_again(table: Table, zone: str, as_before: bool, unsettled: tuple[str, ...] = (),
+                read: str | None = None, hands: tuple[HandBlob, ...] = ()) -> list:
+    """One frame, in which ``zone`` is clear again, looking as before or not (``unsettled``
+    zones still busy; ``read``: ``zone`` settles in it, read as that; ``hands`` elsewhere)."""
     table.frame += 1
     t = table.frame / FPS
     zones = {z: ZoneObservation(z, True, z in unsettled, z not in unsettled, 1.0, 0.0, None,
                                 as_before if z == zone else None)
              for z in table.zones}
-    return table.obs.update(TrackedFrame(table.frame, t, zones, (), ()), {})
+    if read is None:
+        return table.obs.update(TrackedFrame(table.frame, t, zones, (), hands), {})
+    change = ZoneChange(zone, table.frame, t, True, True, table.frame - 5, 20.0, False, table.frame - 3,
+                        t - 3 / FPS, False)
+    return table.obs.update(TrackedFrame(table.frame, t, zones, (change,), hands),
+                            {zone: ZoneReading(zone, read, 1.0, table.frame, t)})
 
 
 def test_a_hand_that_lay_still_on_a_pile_during_play_is_an_early_slap(layout: MatLayout) -> None:
@@ -1389,6 +1513,27 @@ def test_a_hand_that_carried_a_card_from_a_slot_made_no_slap(layout: MatLayout) 
             for ev in table.frame_with(unsettled=("A.stock2",))] == []
     assert clear_again(table, "A.stock2", as_before=False) == []
     assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+
+
+def test_a_slap_beside_a_slot_that_changed_but_shows_its_card_or_its_turned_card_is_a_slap(
+        layout: MatLayout) -> None:
+    """Game 5024 at 1280x720: B's other hand lay beside B's slot 2 while B slapped pile 2
+    during play, and B had just turned 5C in slot 3; both slots' pictures changed, but slot 2
+    was read as its AC each time and slot 3 as the 5C turned there: nothing went under the
+    hand, and the early slap stands."""
+    n = 2 * round(EARLY_SLAP_STILL_S * FPS)
+    cases = (("A.stock2", "KD", True), ("A.stock3", "6C", True), ("A.stock2", "back", False))
+    for slot, read, slaps in cases:
+        table = Table(layout)
+        lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+        assert [ev for _ in range(n) for ev in table.frame_with(hands=lingering, unsettled=(slot,))] == []
+        settled = clear_again(table, slot, as_before=False, read=read, hands=lingering)
+        assert [type(e) for e in settled] == ([Turn] if slot == "A.stock3" else []), (slot, read)
+        assert frames_of(table, 2, lingering) == []
+        events = clear_again(table, "pile1", as_before=True)
+        events += frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ())
+        assert [(type(e), e.player, e.pile) for e in events] == ([(Slap, Player.A, 1)] if slaps else []), \
+            (slot, read)
 
 
 def test_a_slap_followed_by_a_move_from_a_slot_is_a_slap(layout: MatLayout) -> None:
