@@ -943,7 +943,7 @@ class Observer:
                       settling: Collection[str]) -> set[str]:
         """The busy slots of the new top's player (``holder``) that went busy within
         ``GRAB_TOGETHER_FRAMES`` of the top's own slot (one hand took both cards), or that
-        settled "empty" or showing a back under the hand (the card seen gone; game 5009: the
+        settled "empty" or surely showing a back under the hand (the card seen gone; game 5009: the
         hand came over that slot 7 frames before the top's; game 5030 at 1280x720 with the
         model: B's 7D, its slot read as a back at 0.57 under the hand that went busy 6 frames
         before the AH's, lay under the AH, its play and F_TWO_CARDS lost). When it is not known
@@ -957,8 +957,7 @@ class Observer:
         slots = self._busy_slots(change, reading, since, tracked, settling, skip=others)
         if grabbed is None:
             return slots
-        gone = ("empty", "back")
-        return {z for z in slots if (z in self._under_hand and self._under_hand[z][2].label in gone)
+        return {z for z in slots if (z in self._under_hand and _seen_gone(self._under_hand[z][2]))
                 or ((busy := self._busy_since(z, tracked)) is not None
                     and abs(busy - grabbed) <= GRAB_TOGETHER_FRAMES)}
 
@@ -2089,6 +2088,14 @@ def _one_card_read(first: str, then: str) -> bool:
         return False
     a, b = Card.parse(first), Card.parse(then)
     return a.rank == b.rank and a.colour == b.colour
+
+
+def _seen_gone(reading: ZoneReading) -> bool:
+    """Whether a slot's reading under a hand shows its face-up card gone: read empty, or as a
+    back as surely as a pile's card under a hand is believed (``HAND_OVER_CONFIDENCE``; race-eval
+    seed 6300 with the model: B's 3S, under B's arm, read as a back at 0.33)."""
+    return reading.label == "empty" or (reading.label == "back"
+                                        and reading.confidence >= HAND_OVER_CONFIDENCE)
 
 
 def _alike(first: str, then: str) -> bool:
