@@ -2070,12 +2070,16 @@ class Observer:
                    for busy_from, clear, zone, top in self._slot_changes.get(player, ()))
 
     def _read_otherwise(self, zone: str, top: str, since: float) -> bool:
-        """Whether ``zone``, which showed ``top``, was read since ``since`` as a card that may
-        have come from or gone to a pile: anything but ``top`` (after a back: but the card given
-        as turned there), or it was not read at all."""
+        """Whether ``zone``, which showed ``top``, may have given a card to a pile or taken one
+        back since ``since``: unless every reading since names the card ``top`` is (after a back,
+        the card given as turned there). A slot not read since, or one that showed no card
+        known by name, may have (the tests' model that reads no card sees every slot empty: a
+        play and its take-back under a lingering hand are no slap)."""
         reads = [label for t, label in self._slot_reads.get(zone, ()) if t >= since]
-        same = {top, self._turned.get(zone)} if top == "back" else {top}
-        return not reads or any(label not in same for label in reads)
+        card = self._turned.get(zone) if top == "back" else top
+        if not reads or card is None or card in FACE_UP_LABELS:
+            return True
+        return any(label != card for label in reads)
 
 
 def _one_card_read(first: str, then: str) -> bool:
