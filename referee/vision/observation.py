@@ -323,8 +323,8 @@ class Observer:
         #: changed (given up after ``EARLY_SLAP_WAIT_S``)
         self._early_pending: list[tuple[tuple[int, Player], _HandSeen, float, bool]] = []
         #: per player, their stock slots clear again looking changed (the last 8): when each
-        #: busy spell began (the slot last settled before) and when it was clear again
-        # per player, a slot clear again and changed: (busy from, clear again, zone, its top then)
+        #: busy spell began (the slot last settled before), when it was clear again, the slot,
+        #: and what it was believed to show then
         self._slot_changes: dict[Player, deque[tuple[float, float, str, str]]] = {}
         self._slot_reads: dict[str, deque[tuple[float, str]]] = {}  # (time, label) of recent readings
         self._turned: dict[str, str] = {}  # slot zone -> the card last given as turned there
@@ -1712,6 +1712,10 @@ class Observer:
             return back_to[0], back_to[1], None
         return None
 
+    def _face_up_elsewhere(self, card: str, zone: str) -> bool:
+        """Whether ``card`` is believed to lie on top of a zone other than ``zone``."""
+        return any(top == card for other, top in self.state.tops.items() if other != zone)
+
     def _turned_and_moved(self, change: ZoneChange, reading: ZoneReading, since_here: tuple[float, int],
                           player: Player, slot: int) -> list[TableEvent]:
         """A face-up card come onto ``player``'s empty ``slot`` (not a turn there) that was read,
@@ -1722,7 +1726,7 @@ class Observer:
         slot 2 0.9 s later, read there 0.84: taken for a turn in an empty slot, refused, and the
         turn and the move lost."""
         card = reading.label
-        if any(top == card for zone, top in self.state.tops.items() if zone != change.zone):
+        if self._face_up_elsewhere(card, change.zone):
             return []
         for zone, (was, since, seen) in list(self._turned_unseen.items()):
             source = self._zone.get(zone)
@@ -1755,7 +1759,7 @@ class Observer:
         against the old one (docs/pipeline.md, "Corrections"). Game 5039 at 1280x720 with the
         model: A's 2C, read 2S at 0.45 when turned in slot 4, moved to the empty slot 3 and read
         2C there: taken for a turn in an empty slot, refused, and the move lost."""
-        if any(top == card for zone, top in self.state.tops.items() if zone != change.zone) \
+        if self._face_up_elsewhere(card, change.zone) \
                 or any(p.card == card for pile in self.state.piles.values() for p in pile):
             return None
         found: list[tuple[Player, int, float | None, str]] = []
