@@ -1584,10 +1584,27 @@ class Observer:
         player, slot, start = top_source
         pile.append(_PileCard(new, player, slot))
         under = [p.card for p in pile[-3:-1]]
-        events.append(Play(t=t, frame=change.frame, player=player, start=start, slot=slot, pile=pile_n,
+        events.append(Play(t=t, frame=change.frame, player=player,
+                           start=self._start_estimate(player, slot, start, t), slot=slot, pile=pile_n,
                            card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
+
+    def _start_estimate(self, player: Player, slot: int, start: float | None, touched: float
+                        ) -> float | None:
+        """When a card that touched a pile at ``touched`` left ``player``'s ``slot``: ``start``
+        when its slot settled since; else, while the slot is still unsettled (the hand over it),
+        no earlier than its busy spell began and no earlier than a carry before the touch. The
+        rules engine needs it to see two plays of one player overlap (F_TWO_HANDS): game 5029 at
+        1280x720, A's KD played from a slot that settled only after the pile; with no start the
+        two hands went unseen and the KD was judged alone (a false F_ILLEGAL_RANK). Which hand
+        took it stays unknown (``_hand_of`` needs the moment seen)."""
+        if start is not None:
+            return start
+        busy = self._unsettled_since.get(self._slot_zone.get((player, slot), ""))
+        if busy is None:
+            return None
+        return max(busy[0], touched - PLAY_CARRY_S)
 
     def _stock_played_out(self) -> bool:
         """Whether a player's slots all lie empty (outside a deal): they have played every stock

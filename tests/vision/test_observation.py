@@ -802,6 +802,26 @@ def test_a_card_may_lie_underneath_from_when_its_slot_went_busy_under_a_lingerin
     assert events[0].evidence["underneath"] is True and events[0].start > settled  # seen to leave late
 
 
+def test_a_play_from_a_slot_not_settled_yet_starts_when_the_slot_went_busy_or_a_carry_before(
+        layout: MatLayout) -> None:
+    """Game 5029 at 1280x720: A's KD was played while its slot was still under A's hand (it
+    settled after the pile): the play had no start, so the rules engine could not see that it
+    overlapped A's play onto the other pile (F_TWO_HANDS missed, a false F_ILLEGAL_RANK). It
+    left no earlier than its slot went busy, and no earlier than a carry before it touched;
+    which hand took it is not known."""
+    for busy_frames in (3, 30):
+        table = Table(layout)
+        over = (hand(Player.A, "A.stock2"), touching(Player.A, "pile1"))
+        went_busy = (table.frame + 1) / FPS
+        table.idle(busy_frames, hands=over, unsettled=("A.stock2",))
+        events = table.frame_with({"pile1": "KD"}, hands=over, unsettled=("A.stock2",))
+        assert [(type(e), str(e.card), e.slot) for e in events] == [(Play, "KD", 2)]
+        expected = max(went_busy, events[0].t - PLAY_CARRY_S)
+        assert events[0].start is not None and abs(events[0].start - expected) < 1e-9, busy_frames
+        assert events[0].hand is None
+        assert (expected == went_busy) is (busy_frames == 3)
+
+
 def test_a_pile_change_waits_for_a_slot_of_its_player_read_as_a_back_under_the_hand(
         layout: MatLayout) -> None:
     """Game 5030 at 1280x720 with the model: B took 7D and AH in one hand, the 7D's slot busy
