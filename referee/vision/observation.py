@@ -878,17 +878,38 @@ class Observer:
         the arbiter followed each from its slot to where it lies still on this pile) whose slots
         are still busy, showing them: card -> (player, slot). Their departures are known
         before their slots settle, so the pile need not wait for those slots (race seed 6060:
-        0.23 s, A's arm back over its slots). Only the other player's cards (``exclude``: the
-        new top's slot): a second card in the hand that put the top down may be found on the
-        pile while it is above it (game 5009), so that player's slots are waited for as before."""
+        0.23 s, A's arm back over its slots). The other player's cards (``exclude``: the new
+        top's slot); of the top's player's, only one whose slot went busy before the top's
+        did: a hand that took two cards holds the first beneath the second (game 5054 at
+        1280x720, both recognitions: B's 3S, its slot busy 6 frames before the QD's and
+        settled 3 frames after the pile, was lost under the QD, which was judged on the 4D
+        beneath: a false F_ILLEGAL_RANK, the F_TWO_CARDS missed). A second card taken after the
+        top may be found on the pile while the hand holds it above (game 5009)."""
         out: dict[str, tuple[Player, int]] = {}
+        top_busy = self._busy_from(exclude, reading.label) if exclude is not None else None
         for card in sorted(change.beneath):
             if card == reading.label or card in change.elsewhere:
                 continue
             holder = self._holder(card, exclude)
-            if holder is not None and (exclude is None or holder[0] is not exclude[0]):
+            if holder is None:
+                continue
+            if exclude is None or holder[0] is not exclude[0]:
+                out[card] = holder
+                continue
+            busy = self._unsettled_since.get(self._slot_zone.get(holder, ""))
+            if top_busy is not None and busy is not None and busy[1] < top_busy:
                 out[card] = holder
         return out
+
+    def _busy_from(self, slot: tuple[Player, int], card: str) -> int | None:
+        """The frame where the busy spell of ``slot`` in which ``card`` left it began: from its
+        departure, or from the slot's busy spell still going on; None when not known."""
+        dep = next((d for d in reversed(self._departures)
+                    if d.player is slot[0] and d.slot == slot[1] and d.card == card), None)
+        if dep is not None:
+            return dep.since_frame
+        busy = self._unsettled_since.get(self._slot_zone.get(slot, ""))
+        return None if busy is None else busy[1]
 
     def may_settle_by_carry(self, slot_zone: str, card: str, tracked: TrackedFrame,
                             beneath: Collection[str] = (), elsewhere: Collection[str] = ()) -> bool:
@@ -1486,7 +1507,7 @@ class Observer:
             self.state.tops[change.zone] = old
             return []
         self._pile_news = True
-        if new == "empty":
+        if new == "empty" and not _played_onto_nothing(pile):
             taker = self._hand_player(change.zone, since[0], change.time)
             pile.clear()
             if taker is None:
@@ -2135,10 +2156,22 @@ def _alike(first: str, then: str) -> bool:
 
 def _taken_back(pile: Sequence[_PileCard], old: str, new: str) -> int | None:
     """How deep in ``pile`` (whose top is ``old``) the new top ``new`` lay: 2 when the top card
-    was taken back, 3 when the two above it were; None when it is not a take-back."""
+    was taken back, 3 when the two above it were; None when it is not a take-back. A pile of
+    one card played onto nothing that is seen empty again had that card taken back (2)."""
     if not pile or pile[-1].card != old:
         return None
+    if new == "empty":
+        return 2 if _played_onto_nothing(pile) else None
     return next((k for k in (2, 3) if len(pile) >= k and pile[-k].card == new), None)
+
+
+def _played_onto_nothing(pile: Sequence[_PileCard]) -> bool:
+    """Whether ``pile`` holds one card only, played from a stock slot onto an empty spit pile
+    (before the spit cards were turned: F_EARLY). Seen empty again, it was taken back, not
+    the pile taken: a pile taken at a round's end holds a spit card at least (game 5057 at
+    1280x720, both recognitions: A's QD, played before the spit cards and taken back, was
+    judged a pile taken before the round ended, a false F_WRONG_TAKE)."""
+    return len(pile) == 1 and pile[0].player is not None and pile[0].slot is not None
 
 
 def _arm_in_x(hand: HandBlob) -> float:

@@ -782,6 +782,28 @@ def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: Ma
     assert events[0].evidence["underneath"] is True and events[0].t < events[1].t
 
 
+def test_a_card_of_the_same_hand_found_beneath_a_carried_top_lies_underneath_when_taken_first(
+        layout: MatLayout) -> None:
+    """Game 5054 at 1280x720, both recognitions: B's 3S and QD in one hand onto pile 1, the
+    3S's slot busy 6 frames before the QD's and settled 3 frames after the pile, which settled
+    by the QD's carry with the follows placing the 3S beneath it: the 3S was lost, the QD
+    judged on the card below (a false F_ILLEGAL_RANK, the F_TWO_CARDS missed). A hand holds the
+    card it took first beneath the second; one taken after the top is not taken for one
+    underneath (it may be held above the pile, game 5009)."""
+    for taken_first in (True, False):
+        table = Table(layout)
+        if not taken_first:
+            table.busy_since["A.stock5"] = 0  # 7H's slot busy before slot 1 (4D)
+        table.frame_with({"A.stock5": "back"}, unsettled=("A.stock1",))  # 7H left slot 5
+        events = table.frame_with({"pile1": "7H"}, hands=(touching(Player.A, "pile1"),),
+                                  unsettled=("A.stock1",), carried=True, beneath=frozenset({"4D"}))
+        cards = [(type(e), str(e.card), (e.evidence or {}).get("underneath")) for e in events]
+        if taken_first:
+            assert cards == [(Play, "4D", True), (Play, "7H", ["5D", "4D"])]
+        else:
+            assert cards == [(Play, "7H", ["5D"])]
+
+
 def test_a_card_may_lie_underneath_from_when_its_slot_went_busy_under_a_lingering_arm(
         layout: MatLayout) -> None:
     """Race seed 6041: A's 10D went to pile 2 first, B's 8S on it; A's arm lay over A's slot 4
@@ -915,6 +937,29 @@ def _look_again(table: Table, readings: dict[str, tuple[str, float, str | None]]
     given = {z: ZoneReading(z, lab, conf, table.frame, t, guess=guess)
              for z, (lab, conf, guess) in readings.items() if z in asked}
     return table.obs.update(tracked, given)
+
+
+def test_a_card_played_onto_an_empty_pile_and_taken_back_is_a_take_back(layout: MatLayout) -> None:
+    """Game 5057 at 1280x720, both recognitions: A's QD, played onto pile 2 before the spit
+    cards were turned (F_EARLY), was taken back, and the pile, empty again, was taken for a
+    pile taken before the round ended: a false F_WRONG_TAKE. A pile that holds a spit card
+    emptied under a hand is still taken."""
+    table = Table(layout)
+    assert [type(e) for e in table.frame_with({"pile2": "empty"}, hands=(hand(Player.B, "pile2"),))] \
+        == [TakePile]
+    on_pile = (hand(Player.A, "pile2"),)
+    table.frame_with({"A.stock2": "empty"})
+    played = table.frame_with({"pile2": "KD"}, hands=on_pile)
+    assert [(type(e), str(e.card)) for e in played] == [(Play, "KD")]
+    events = table.frame_with({"pile2": "empty"}, hands=on_pile)
+    assert [(type(e), e.player, e.pile, str(e.card)) for e in events] == [(TakeBack, Player.A, 2, "KD")]
+    assert table.frame_with({"A.stock2": "KD"}) == []  # back in its slot
+    # a spit card on it, then a play: emptied, the pile was taken
+    spitting = (hand(Player.B, "pile2", "B.packet"),)
+    assert [type(e) for e in table.frame_with({"pile2": "8S"}, hands=spitting)] == [SpitTurn]
+    table.frame_with({"A.stock2": "empty"})
+    assert [type(e) for e in table.frame_with({"pile2": "KD"}, hands=on_pile)] == [Play]
+    assert [type(e) for e in table.frame_with({"pile2": "empty"}, hands=on_pile)] == [TakePile]
 
 
 def test_a_card_not_read_surely_is_read_again_and_later_plays_wait_for_it(layout: MatLayout) -> None:
