@@ -896,7 +896,7 @@ class Observer:
             if exclude is None or holder[0] is not exclude[0]:
                 out[card] = holder
                 continue
-            busy = self._unsettled_since.get(self._slot_zone.get(holder, ""))
+            busy = self._busy_spell_of(holder)
             if top_busy is not None and busy is not None and busy[1] < top_busy:
                 out[card] = holder
         return out
@@ -908,8 +908,13 @@ class Observer:
                     if d.player is slot[0] and d.slot == slot[1] and d.card == card), None)
         if dep is not None:
             return dep.since_frame
-        busy = self._unsettled_since.get(self._slot_zone.get(slot, ""))
+        busy = self._busy_spell_of(slot)
         return None if busy is None else busy[1]
+
+    def _busy_spell_of(self, slot: tuple[Player, int]) -> tuple[float, int] | None:
+        """When (time, frame) the busy spell of a stock slot still unsettled began; None when
+        it is settled."""
+        return self._unsettled_since.get(self._slot_zone.get(slot, ""))
 
     def may_settle_by_carry(self, slot_zone: str, card: str, tracked: TrackedFrame,
                             beneath: Collection[str] = (), elsewhere: Collection[str] = ()) -> bool:
@@ -1622,7 +1627,7 @@ class Observer:
         took it stays unknown (``_hand_of`` needs the moment seen)."""
         if start is not None:
             return start
-        busy = self._unsettled_since.get(self._slot_zone.get((player, slot), ""))
+        busy = self._busy_spell_of((player, slot))
         if busy is None:
             return None
         return max(busy[0], touched - PLAY_CARRY_S)
