@@ -97,6 +97,10 @@ class ModelConfig:
     workers: int = 2
     device: str = "auto"
     optimizer: str = "auto"
+    #: > 0: stop training after this many hours (ultralytics re-fits the epochs and their
+    #: learning-rate schedule to it after the first epoch); for a lease of fixed length
+    hours: float = 0.0
+    cache: bool = False  # decoded images kept in memory: faster where the data loader is the limit
     augment: dict[str, float] = field(default_factory=dict)
 
 
@@ -111,6 +115,8 @@ class ClassifierConfig:
     crops_per_frame: int = 16  # readable indices of a frame cut out for it, at random
     workers: int = 2
     optimizer: str = "auto"
+    hours: float = 0.0  # > 0: stop training after this many hours (as ModelConfig.hours)
+    cache: bool = False
     augment: dict[str, float] = field(default_factory=lambda: {"fliplr": 0.0, "flipud": 0.0, "scale": 0.1,
                                                                 "erasing": 0.1})
 
@@ -228,6 +234,8 @@ def parse_config(raw: object, where: str = "config") -> TrainConfig:
         (cfg.model.imgsz >= 64 and cfg.model.imgsz % 32 == 0, "model.imgsz",
          "must be a multiple of 32, >= 64"),
         (cfg.model.epochs >= 1, "model.epochs", "must be >= 1"),
+        *((section.hours >= 0, f"{name}.hours", "must be >= 0 (0: no limit)")
+          for name, section in (("model", cfg.model), ("classifier", cfg.classifier), ("face", cfg.face))),
         (cfg.classifier.arch.endswith("-cls.yaml"), "classifier.arch",
          "must be a classifier definition (yolo11n-cls.yaml)"),
         (cfg.classifier.imgsz >= 32 and cfg.classifier.imgsz % 32 == 0, "classifier.imgsz",
@@ -864,6 +872,11 @@ def _save_weights(best: Path, pt_path: Path) -> None:
         shutil.copyfile(best, pt_path)
 
 
+def _limits(section: ModelConfig | ClassifierConfig) -> dict[str, Any]:
+    """ultralytics' time limit (hours; None: the epochs alone) and image cache of a section."""
+    return {"time": section.hours or None, "cache": "ram" if section.cache else False}
+
+
 def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_path: Path, pt_path: Path,
                     from_weights: str | Path | None = None, start_from: str | Path | None = None,
                     earlier: dict[str, Any] | None = None, started: dict[str, str] | None = None
@@ -875,7 +888,8 @@ def _train_detector(cfg: TrainConfig, data: Path, runs: Path, device: str, onnx_
         _initial(m.arch, start_from, "detect"), data=str(data / "data.yaml"), epochs=m.epochs,
         imgsz=m.imgsz, batch=m.batch, patience=m.patience, workers=m.workers, device=device, seed=cfg.seed,
         deterministic=True, pretrained=start_from is not None, plots=False, amp=device != "cpu",
-        project=str(runs), name=cfg.name, exist_ok=True, verbose=False, optimizer=m.optimizer, **m.augment)
+        project=str(runs), name=cfg.name, exist_ok=True, verbose=False, optimizer=m.optimizer,
+        **_limits(m), **m.augment)
     model = YOLO(str(best), task="detect")
     val = model.val(data=str(data / "data.yaml"), imgsz=m.imgsz, batch=m.batch, device=device, plots=False,
                     verbose=False, project=str(runs), name=f"{cfg.name}-val", exist_ok=True)
@@ -900,7 +914,7 @@ def _train_classifier(cfg: TrainConfig, c: ClassifierConfig, kind: str, data: Pa
         batch=c.batch, workers=c.workers, device=device, seed=cfg.seed, deterministic=True,
         pretrained=start_from is not None, plots=False, amp=device != "cpu", project=str(runs),
         name=f"{cfg.name}-{kind}", exist_ok=True, verbose=False,
-        optimizer=c.optimizer, **c.augment)
+        optimizer=c.optimizer, **_limits(c), **c.augment)
     model = YOLO(str(best), task="classify")
     val = model.val(data=str(data), imgsz=c.imgsz, batch=c.batch, device=device, plots=False, verbose=False,
                     project=str(runs), name=f"{cfg.name}-{kind}-val", exist_ok=True)

@@ -21,6 +21,7 @@ from referee.train import (
     DataConfig,
     _deck_for,
     _import_ultralytics,
+    _limits,
     card_labels,
     face_crops,
     frame_labels,
@@ -67,6 +68,9 @@ def test_the_committed_configs_load(name: str) -> None:
     ({"face": {"imgsz": 50}}, "face.imgsz: must be a multiple of 32"),
     ({"face": {"crops_per_frame": 0}}, "face.crops_per_frame: must be >= 1"),
     ({"face": {"size": 64}}, "face: unknown key 'size'"),
+    ({"model": {"hours": -0.5}}, "model.hours: must be >= 0"),
+    ({"face": {"hours": -1}}, "face.hours: must be >= 0"),
+    ({"classifier": {"cache": "ram"}}, "classifier.cache: bad value 'ram'"),
     ({"name": "my model!"}, "name: must be ASCII"),
     ({"data": [1, 2]}, "data: must be a mapping"),
     ([1, 2], "must be a mapping of settings"),
@@ -74,6 +78,28 @@ def test_the_committed_configs_load(name: str) -> None:
 def test_bad_configs_name_the_key(raw: object, error: str) -> None:
     with pytest.raises(InputError, match=error):
         parse_config(raw, "cfg.yaml")
+
+
+def test_a_time_limit_and_the_image_cache_reach_ultralytics() -> None:
+    cfg = parse_config({"model": {"hours": 0.05, "cache": True}, "face": {"hours": 0.01}})
+    assert _limits(cfg.model) == {"time": 0.05, "cache": "ram"}
+    assert _limits(cfg.face) == {"time": 0.01, "cache": False}
+    assert _limits(cfg.classifier) == {"time": None, "cache": False}  # the epochs alone
+    gpu = load_config(MODELS / "train-gpu.yaml")  # a lease of fixed length: every stage capped
+    assert all(s.hours > 0 and s.cache for s in (gpu.model, gpu.classifier, gpu.face))
+
+
+def test_the_lease_script_reads_the_results_table_without_polars(tmp_path: Path) -> None:
+    script = MODELS.parent / "scripts" / "train_gpu_lease.py"
+    spec = importlib.util.spec_from_file_location("train_gpu_lease", script)
+    assert spec is not None and spec.loader is not None
+    lease = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lease)
+    table = tmp_path / "results.csv"
+    table.write_text("epoch,time,train/box_loss\n1,20.5,1.25\n2,39.0,1.1\n", encoding="utf-8")
+    columns = lease._read_results_csv(SimpleNamespace(csv=table))
+    assert columns["epoch"] == [1.0, 2.0] and columns["train/box_loss"] == [1.25, 1.1]
+    assert lease._read_results_csv(SimpleNamespace(csv=tmp_path / "none.csv")) == {}
 
 
 def test_config_files_that_cannot_be_read(tmp_path: Path) -> None:
