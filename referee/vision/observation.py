@@ -73,6 +73,10 @@ TAKE_BACK_TOP_SHARE = 0.5
 #: a card found underneath another touched the pile about this long after it left its slot
 #: (the median carry of the 187 plays in the 20 evaluation games; 0.33-0.58 s for 80 %)
 PLAY_CARRY_S = 0.46
+#: A card carried from a stock slot to a spit pile takes at least this long (the self-play
+#: bots' shortest motion; a slot seen to lose its card later than this before the touch was
+#: still under the arm that carried it)
+MIN_CARRY_S = 0.15
 #: a card at rest outside the zones waits this long for the departure that explains it
 STRAY_WAIT_S = 1.0
 #: a spit card waits at most this long for a busy stock slot that may hold an earlier turn ...
@@ -886,7 +890,8 @@ class Observer:
         beneath: a false F_ILLEGAL_RANK, the F_TWO_CARDS missed). A second card taken after the
         top may be found on the pile while the hand holds it above (game 5009)."""
         out: dict[str, tuple[Player, int]] = {}
-        top_busy = self._busy_from(exclude, reading.label) if exclude is not None else None
+        top_spell = self._busy_from(exclude, reading.label) if exclude is not None else None
+        top_busy = top_spell[1] if top_spell is not None else None
         for card in sorted(change.beneath):
             if card == reading.label or card in change.elsewhere:
                 continue
@@ -901,15 +906,14 @@ class Observer:
                 out[card] = holder
         return out
 
-    def _busy_from(self, slot: tuple[Player, int], card: str) -> int | None:
-        """The frame where the busy spell of ``slot`` in which ``card`` left it began: from its
-        departure, or from the slot's busy spell still going on; None when not known."""
+    def _busy_from(self, slot: tuple[Player, int], card: str) -> tuple[float | None, int | None] | None:
+        """When (time, frame) the busy spell of ``slot`` in which ``card`` left it began: from
+        its departure, or from the slot's busy spell still going on; None when not known."""
         dep = next((d for d in reversed(self._departures)
                     if d.player is slot[0] and d.slot == slot[1] and d.card == card), None)
         if dep is not None:
-            return dep.since_frame
-        busy = self._busy_spell_of(slot)
-        return None if busy is None else busy[1]
+            return dep.since_t, dep.since_frame
+        return self._busy_spell_of(slot)
 
     def _busy_spell_of(self, slot: tuple[Player, int]) -> tuple[float, int] | None:
         """When (time, frame) the busy spell of a stock slot still unsettled began; None when
@@ -1611,26 +1615,30 @@ class Observer:
         pile.append(_PileCard(new, player, slot))
         under = [p.card for p in pile[-3:-1]]
         events.append(Play(t=t, frame=change.frame, player=player,
-                           start=self._start_estimate(player, slot, start, t), slot=slot, pile=pile_n,
+                           start=self._start_estimate(player, slot, new, start, t), slot=slot, pile=pile_n,
                            card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
 
-    def _start_estimate(self, player: Player, slot: int, start: float | None, touched: float
+    def _start_estimate(self, player: Player, slot: int, card: str, start: float | None, touched: float
                         ) -> float | None:
-        """When a card that touched a pile at ``touched`` left ``player``'s ``slot``: ``start``
-        when its slot settled since; else, while the slot is still unsettled (the hand over it),
-        no earlier than its busy spell began and no earlier than a carry before the touch. The
-        rules engine needs it to see two plays of one player overlap (F_TWO_HANDS): game 5029 at
-        1280x720, A's KD played from a slot that settled only after the pile; with no start the
-        two hands went unseen and the KD was judged alone (a false F_ILLEGAL_RANK). Which hand
-        took it stays unknown (``_hand_of`` needs the moment seen)."""
-        if start is not None:
+        """When ``card``, which touched a pile at ``touched``, left ``player``'s ``slot``:
+        ``start`` when its slot settled since, at least ``MIN_CARRY_S`` before the touch; else
+        (the slot still unsettled, or settled so late that no hand could have carried the card
+        in time: the arm lay over the slot) no earlier than the slot's busy spell began and no
+        earlier than a carry before the touch. The rules engine needs it to see two plays
+        overlap: game 5029 at 1280x720, A's KD played from a slot that settled only after the
+        pile: with no start the two hands (F_TWO_HANDS) went unseen and the KD was judged alone
+        (a false F_ILLEGAL_RANK); game 5044, A's 7D's slot settled 13 ms before the 7D touched,
+        after B's 9D had touched: the race went unseen (F_ILLEGAL_RANK, not F_LOST_TOUCH).
+        Which hand took it stays as ``_hand_of`` finds it from ``start``."""
+        if start is not None and touched - start >= MIN_CARRY_S:
             return start
-        busy = self._busy_spell_of((player, slot))
-        if busy is None:
-            return None
-        return max(busy[0], touched - PLAY_CARRY_S)
+        busy = self._busy_spell_of((player, slot)) if start is None else self._busy_from((player, slot), card)
+        if busy is None or busy[0] is None:
+            return start
+        estimate = max(busy[0], touched - PLAY_CARRY_S)
+        return estimate if start is None else min(start, estimate)
 
     def _stock_played_out(self) -> bool:
         """Whether a player's slots all lie empty (outside a deal): they have played every stock

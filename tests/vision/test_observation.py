@@ -14,6 +14,7 @@ from referee.vision.observation import (
     EARLY_SLAP_STILL_S,
     GRAB_TOGETHER_FRAMES,
     LEFT_LAG_S,
+    MIN_CARRY_S,
     PAIR_WINDOW_S,
     PLAY_CARRY_S,
     SECOND_HAND_MM2,
@@ -842,6 +843,31 @@ def test_a_play_from_a_slot_not_settled_yet_starts_when_the_slot_went_busy_or_a_
         assert events[0].start is not None and abs(events[0].start - expected) < 1e-9, busy_frames
         assert events[0].hand is None
         assert (expected == went_busy) is (busy_frames == 3)
+
+
+def test_a_slot_seen_to_lose_its_card_too_late_for_the_carry_gives_the_play_an_earlier_start(
+        layout: MatLayout) -> None:
+    """Game 5044 at 1280x720: A's arm lay over A's slot 2 while it carried the 7D to pile 1,
+    so the slot settled just before the pile: the play's start (when the slot's picture stopped
+    moving) came 13 ms before its touch, after B's 9D had touched, and the rules engine saw no
+    race (F_ILLEGAL_RANK instead of F_LOST_TOUCH). No hand carries a card that fast: the play
+    left no earlier than the slot went busy and no earlier than a carry before the touch. A
+    slot that settled in time keeps its start."""
+    for frames_between, late in ((0, True), (12, False)):
+        table = Table(layout)
+        over = (hand(Player.A, "A.stock2", "pile1"),)
+        went_busy = (table.frame + 1) / FPS
+        table.busy_since["A.stock2"] = table.frame + 1
+        # KD left slot 2, the pile busy with it
+        table.frame_with({"A.stock2": "back"}, hands=over, busy_frames=24, unsettled=("pile1",))
+        left = table.frame / FPS - 3 / FPS - LEFT_LAG_S
+        table.idle(frames_between, hands=over, unsettled=("pile1",))
+        events = table.frame_with({"pile1": "KD"}, hands=over, busy_frames=0)
+        assert [(type(e), str(e.card), e.slot) for e in events] == [(Play, "KD", 2)], frames_between
+        touched = events[0].t
+        expected = max(went_busy, touched - PLAY_CARRY_S) if late else left
+        assert touched - left < MIN_CARRY_S if late else touched - left >= MIN_CARRY_S
+        assert events[0].start is not None and abs(events[0].start - expected) < 1e-9, frames_between
 
 
 def test_a_pile_change_waits_for_a_slot_of_its_player_read_as_a_back_under_the_hand(
