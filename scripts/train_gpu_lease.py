@@ -33,6 +33,7 @@ SHARES = {"detector": 0.55, "classifier": 0.25, "face": 0.20}
 ALLOWANCE_S = {"detector": 45.0, "classifier": 25.0, "face": 25.0}  # validation, export, set-up
 WEIGHTS = {"detector": "{name}.pt", "classifier": "{name}-index.pt", "face": "{name}-face.pt"}
 RUNS = {"detector": "{name}", "classifier": "{name}-index", "face": "{name}-face"}
+SECTIONS = {"detector": "model", "classifier": "classifier", "face": "face"}  # of the config
 
 
 def _read_results_csv(trainer) -> dict:
@@ -53,7 +54,7 @@ def _read_results_csv(trainer) -> dict:
 
 
 def _keep_last(run: Path, dest: Path) -> Path | None:
-    """A failed stage's last checkpoint, its optimizer stripped, copied to ``dest``."""
+    """A failed stage's best checkpoint (else its last), its optimizer stripped, copied to ``dest``."""
     for name in ("best.pt", "last.pt"):
         src = run / "weights" / name
         if src.is_file():
@@ -66,7 +67,7 @@ def _keep_last(run: Path, dest: Path) -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="models/train-gpu.yaml", help="training config (YAML)")
+    parser.add_argument("--config", default=str(ROOT / "models" / "train-gpu.yaml"), help="training config (YAML)")
     parser.add_argument("--budget", type=float, required=True,
                         help="wall-clock seconds for everything, rendering included")
     parser.add_argument("--out", required=True, help="folder for the weights, ONNX and the summary")
@@ -78,11 +79,17 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     out = Path(args.out).resolve()
     work = Path(args.work).resolve() if args.work else out.parent / "train-work"
-    out.mkdir(parents=True, exist_ok=True)
     from referee.train import _cores, load_config, offline_environment, train, write_dataset
 
+    from referee.errors import InputError
+
+    if args.budget <= 0:
+        parser.error(f"--budget: must be > 0 seconds, got {args.budget}")
+    try:
+        cfg = load_config(args.config)
+    except InputError as exc:
+        parser.error(f"--config: {exc}")
     offline_environment(work / "cache")
-    cfg = load_config(args.config)
     stages = [s for s in args.stages.split(",") if s]
     unknown = [s for s in stages if s not in SHARES]
     if unknown:
@@ -91,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         start = Path(args.models) / WEIGHTS[stage].format(name=cfg.name)
         if not start.is_file():
             parser.error(f"--models: no {start.name} in {args.models} to continue from")
+
+    out.mkdir(parents=True, exist_ok=True)
 
     def say(message: str) -> None:
         print(f"[{time.monotonic() - t0:6.1f} s] {message}", flush=True)
@@ -115,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             say(f"{stage}: skipped, {left:.0f} s left")
             failed.append(stage)
             continue
-        section = {"detector": "model", "classifier": "classifier", "face": "face"}[stage]
+        section = SECTIONS[stage]
         staged = replace(cfg, **{section: replace(getattr(cfg, section), hours=round(seconds / 3600, 5))})
         start = Path(args.models) / WEIGHTS[stage].format(name=cfg.name)
         say(f"{stage}: training {seconds:.0f} s from {start}")

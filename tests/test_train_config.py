@@ -6,6 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -89,17 +90,37 @@ def test_a_time_limit_and_the_image_cache_reach_ultralytics() -> None:
     assert all(s.hours > 0 and s.cache for s in (gpu.model, gpu.classifier, gpu.face))
 
 
-def test_the_lease_script_reads_the_results_table_without_polars(tmp_path: Path) -> None:
+@pytest.fixture()
+def lease() -> object:
+    """scripts/train_gpu_lease.py as a module."""
     script = MODELS.parent / "scripts" / "train_gpu_lease.py"
     spec = importlib.util.spec_from_file_location("train_gpu_lease", script)
     assert spec is not None and spec.loader is not None
-    lease = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(lease)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_lease_script_reads_the_results_table_without_polars(lease: Any, tmp_path: Path) -> None:
     table = tmp_path / "results.csv"
     table.write_text("epoch,time,train/box_loss\n1,20.5,1.25\n2,39.0,1.1\n", encoding="utf-8")
     columns = lease._read_results_csv(SimpleNamespace(csv=table))
     assert columns["epoch"] == [1.0, 2.0] and columns["train/box_loss"] == [1.25, 1.1]
     assert lease._read_results_csv(SimpleNamespace(csv=tmp_path / "none.csv")) == {}
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["--budget", "0"], "--budget: must be > 0"),
+    (["--budget", "60", "--config", "missing.yaml"], "--config: missing.yaml: no such config file"),
+    (["--budget", "60", "--stages", "detector,colour"], "--stages: unknown stage 'colour'"),
+    (["--budget", "60", "--models", "nowhere"], "--models: no cards.pt in nowhere"),
+])
+def test_the_lease_script_names_a_bad_argument(lease: Any, tmp_path: Path, args: list[str], error: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        lease.main([*args, "--out", str(tmp_path / "out"), "--work", str(tmp_path / "work")])
+    assert exit_.value.code == 2 and error in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # nothing written before the arguments are checked
 
 
 def test_config_files_that_cannot_be_read(tmp_path: Path) -> None:
