@@ -1634,6 +1634,8 @@ class Observer:
         Which hand took it stays as ``_hand_of`` finds it from ``start``."""
         if start is not None and touched - start >= MIN_CARRY_S:
             return start
+        # seen to leave: the spell of its departure; not yet: the slot's spell going on (an older
+        # departure of the same card, one taken back and played again, is not this play's)
         busy = self._busy_spell_of((player, slot)) if start is None else self._busy_from((player, slot), card)
         if busy is None or busy[0] is None:
             return start
