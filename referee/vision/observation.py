@@ -54,8 +54,12 @@ log = logging.getLogger(__name__)
 #: recognition (``benchmarks/referee_eval.py --oracle --fixtures``; docs/observation.md). The
 #: 20 evaluation games are other seeds. ``TOUCH_LAG_SD``: their spread (p10-p90 / 2.5).
 #: a card taken back from under a later one is seen when it lands in its slot: it left the
-#: pile about this long before the hand came over the slot (carry of ~20 cm; docs/observation.md)
+#: pile about this long before the hand came over the slot (carry of ~20 cm; docs/observation.md),
+#: when no hand of its player was seen over the pile (``Observer._lifted_from_beneath``)
 TAKE_BACK_CARRY_S = 0.25
+#: ... and when one was, it left the pile as that hand came over it, which is at most this long
+#: before the slot went busy: the arm reaching out may cross the slot first (game 5051: 0.21 s)
+TAKE_BACK_REACH_S = 0.5
 #: a card is taken back off a pile at least this long after the pile first looked different
 #: (the hand arrived): in the 20 evaluation games the lift came 0.03-0.2 s after, median 0.1;
 #: six take-backs whose pile settled within 0.2 s of the hand's arrival were put ~0.25 s early
@@ -813,6 +817,8 @@ class Observer:
             dep = next((d for d in reversed(self._departures)
                         if not d.used and d.player is player and stray.card in (None, d.card)
                         and stray.quiet_time - PAIR_WINDOW_S <= d.start <= stray.quiet_time), None)
+            if dep is None and stray.card is not None:
+                dep = self._left_under_hand(player, stray.card)
             if dep is None:
                 if tracked.time - stray.time < STRAY_WAIT_S:
                     keep.append(stray)
@@ -830,6 +836,27 @@ class Observer:
                                          "contact_sd": TOUCH_LAG_SD}))
         self._strays_waiting = keep
         return events
+
+    def _left_under_hand(self, player: Player, card: str) -> _Departure | None:
+        """The departure of ``card``, followed to rest outside the zones, from the slot of
+        ``player``'s that is believed to hold it and that settled `empty` under a hand (not
+        believed: the hand may hide the card). Game 5060: B's AS put beside the mat's corner
+        slot and back 1 s later, B's hand over the slot and near the card all along; the slot
+        never settled clear of the hand, so no departure was seen (the F_SIXTH_PILE and both
+        moves lost). The slot is then empty; the card's return is a move back."""
+        for (owner, slot), zone in self._slot_zone.items():
+            hidden = self._under_hand.get(zone)
+            if owner is not player or self.state.tops.get(zone) != card or hidden is None \
+                    or hidden[2].label != "empty":
+                continue
+            was, since, _ = self._under_hand.pop(zone)
+            self._card_under_hand.pop(zone, None)
+            self.state.tops[zone] = "empty"
+            log.info("frame %d: %s, read empty under the hand, lost %s to outside the zones",
+                     was.frame, zone, card)
+            return _Departure(card, player, int(slot), self._left(was), was.frame, was.time,
+                              since_frame=was.since_frame, since_t=since[0])
+        return None
 
     def _slots_under(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                      tracked: TrackedFrame, settling: Collection[str] = (),
@@ -1373,9 +1400,15 @@ class Observer:
                 # hand, are sure enough (game 5009 at 1280x720: B's QC read 0.71 under the hand,
                 # 0.62 after, was taken for a turn of its runner-up KC; in the 40 evaluation
                 # games all 12 readings of a card beneath a pile's top named the truth)
+                moved = self._moved_runner_up(change, reading, player, slot)
+                if moved is not None:
+                    reading, new = moved, moved.label
+                    self.state.tops[change.zone] = new
+                    break
                 pile.remove(beneath)
-                return [TakeBack(t=max(0.0, since[0] - TAKE_BACK_CARRY_S), frame=change.frame,
-                                 player=beneath.player or player, pile=pile_n, card=Card.parse(new),
+                taker = beneath.player or player
+                return [TakeBack(t=self._lifted_from_beneath(pile_n, taker, since[0], change.time),
+                                 frame=change.frame, player=taker, pile=pile_n, card=Card.parse(new),
                                  evidence=self._evidence(change, reading, since, beneath=True))]
         card = Card.parse(new)
         evidence = self._evidence(change, reading, since)
@@ -1397,6 +1430,28 @@ class Observer:
         # the face-up card left and the one beneath was turned while the hand stayed over the slot
         return [Turn(t=self._touch(change, "turn"), frame=change.frame, player=player, slot=slot, card=card,
                      evidence=evidence)]
+
+    def _moved_runner_up(self, change: ZoneChange, reading: ZoneReading, player: Player, slot: int
+                         ) -> ZoneReading | None:
+        """A slot's reading as a card beneath a pile's top, whose runner-up, read at least
+        ``TAKE_BACK_TOP_SHARE`` as surely, just left another slot of the same player, unexplained
+        (or lies there still, the slot busy: ``_holder``): read as that runner-up (a move is
+        commoner than a lift from under a later card). Game 5074 at 1280x720 with the model: A's
+        AS moved from slot 2 to slot 1, read AC 0.82 (AS 0.70), the AC lying under pile 1's top,
+        slot 2 read `back` only under the hand (not believed): a false F_TAKE_BACK, the move and
+        a turn lost."""
+        second = reading.runner_up
+        if second is None or reading.runner_up_confidence < TAKE_BACK_TOP_SHARE * reading.confidence:
+            return None
+        left = self._recent_departure(second, change, exclude=(player, slot))
+        holder = self._holder(second, exclude=(player, slot))
+        came_from = (left.player, left.slot) if left is not None else holder
+        if came_from is None or came_from[0] is not player:
+            return None
+        log.info("frame %d: %s read as %s, beneath a pile's top; its runner-up %s just left slot %d: moved",
+                 change.frame, change.zone, reading.label, second, came_from[1])
+        return replace(reading, label=second, confidence=reading.runner_up_confidence,
+                       runner_up=reading.label, runner_up_confidence=reading.confidence)
 
     def _same_card(self, change: ZoneChange, player: Player, slot: int, old: str, reading: ZoneReading
                    ) -> bool:
@@ -1599,6 +1654,9 @@ class Observer:
                                                        layering="under " + new)))
         card = Card.parse(new)
         if top_source is None:
+            turned = self._turned_and_played(change, reading, since, pile_n, t)
+            if turned:
+                return events + turned
             # no slot held it: a spit card, from the packet of a player whose hand was there
             spitter = self._spit_player(change, since)
             if spitter is None:
@@ -1619,6 +1677,38 @@ class Observer:
                            card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
+
+    def _turned_and_played(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                           pile_n: int, touched: float) -> list[TableEvent]:
+        """A card no slot held, come onto a pile, that was read as that very card under the hand
+        that turned it in a slot of a player whose hand was over the pile (not surely enough to
+        be believed; the slot showing a back before, and the next back after or still busy): it
+        was turned there and played; both events. Game 5062 at 1280x720 with the model: A's
+        10D, read 0.56 and 0.80 under the hand in slot 3, played 1.2 s later: the pile's 10D
+        came from no slot, the turn and the play were lost, and four plays onto it were judged
+        on the 9D beneath (false F_ILLEGAL_RANK)."""
+        for unseen in (self._under_hand, self._turned_unseen):
+            for zone, (was, was_since, seen) in list(unseen.items()):
+                source = self._zone.get(zone)
+                if source is None or source.kind is not ZoneKind.STOCK or source.owner is None \
+                        or source.number is None or seen.label != reading.label \
+                        or self.state.tops.get(zone) != "back" or touched - was.time > PAIR_WINDOW_S \
+                        or not self._hand_was_over(change.zone, source.owner, since[0]):
+                    continue
+                del unseen[zone]
+                player, slot = source.owner, source.number
+                log.info("frame %d: %s shows %s, read so under the hand that turned it in %s: turned and "
+                         "played", change.frame, change.zone, reading.label, zone)
+                self.state.piles[pile_n].append(_PileCard(reading.label, player, slot))
+                card = Card.parse(reading.label)
+                start = self._start_estimate(player, slot, reading.label, None, touched)
+                return [Turn(t=self._touch(was, "turn", busy_since=was_since[0]), frame=change.frame,
+                             player=player, slot=slot, card=card,
+                             evidence=self._evidence(was, seen, was_since)),
+                        Play(t=touched, frame=change.frame, player=player, slot=slot, pile=pile_n, card=card,
+                             start=start, hand=self._hand_of(player, start, slot),
+                             evidence=self._evidence(change, reading, since))]
+        return []
 
     def _start_estimate(self, player: Player, slot: int, card: str, start: float | None, touched: float
                         ) -> float | None:
@@ -1674,6 +1764,19 @@ class Observer:
         if top.player is None or top.slot is None or beneath.confidence < HAND_OVER_CONFIDENCE:
             return False
         return self.state.tops.get(self._slot_zone.get((top.player, top.slot), "")) == top.card
+
+    def _lifted_from_beneath(self, pile_n: int, player: Player, slot_busy: float, settled: float) -> float:
+        """When a card taken from under a pile's later top, seen back in its slot (busy since
+        ``slot_busy``, settled at ``settled``), left the pile: as ``player``'s hand came over
+        the pile, the first such visit in the spell (from ``TAKE_BACK_REACH_S`` before the slot
+        went busy: the reaching arm may cross it first); with none seen, ``TAKE_BACK_CARRY_S``
+        before the slot went busy (the hand, carrying it back, came over the slot). Of the 14
+        such take-backs of games 5000-5059 with perfect recognition 12 had such a visit, 0.06 s
+        before to 0.11 s after the truth's lift; their slots went busy 0.21 s before (game
+        5051) to 0.31 s after it."""
+        came = [start for start, _ in self._visits(self._pile_zone[pile_n], player)
+                if slot_busy - TAKE_BACK_REACH_S <= start <= settled]
+        return min(came) if came else max(0.0, slot_busy - TAKE_BACK_CARRY_S)
 
     def _take_back_seen_in_slot(self, pile_n: int, change: ZoneChange) -> list[TableEvent]:
         """A pile's top, just read back in its slot (``change``), when the pile's take-back was

@@ -390,6 +390,71 @@ def test_a_card_taken_back_from_under_a_later_card(layout: MatLayout) -> None:
     assert [p.card for p in table.obs.state.piles[1]] == ["5D", "10C"]
 
 
+def test_a_card_taken_from_under_a_later_card_left_the_pile_as_the_hand_came_over_it(
+        layout: MatLayout) -> None:
+    # game 5051: A's arm, reaching for the pile, crossed A's slot first; the slot went busy
+    # 0.21 s before the card left the pile, and the take-back was put 0.46 s early
+    table = king_under_ten(layout)
+    table.busy_since["A.stock2"] = table.frame + 1
+    table.idle(6, hands=(hand(Player.A, "A.stock2"),), unsettled=("A.stock2",))
+    lifted = (table.frame + 1) / FPS  # the hand over the pile, pulling the king out
+    table.idle(4, hands=(hand(Player.A, "A.stock2", "pile1"),), unsettled=("A.stock2",))
+    events = table.frame_with({"A.stock2": "KD"}, busy_frames=9, hands=(hand(Player.A, "A.stock2"),))
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
+    assert events[0].t == pytest.approx(lifted)
+
+
+@pytest.mark.parametrize("slot_settles_first", [False, True])
+def test_a_card_read_unsurely_under_the_hand_that_turned_it_and_then_on_a_pile_was_turned_and_played(
+        layout: MatLayout, slot_settles_first: bool) -> None:
+    # game 5062 with the model: A's 10D read 0.56 and 0.80 under the hand in slot 3, then on
+    # pile 2, from no slot: the turn and the play were lost, and plays onto it judged on the 9D
+    table = Table(layout)
+    on_slot = (hand(Player.A, "A.stock3"),)
+    assert table.frame_with({"A.stock3": "6D"}, hands=on_slot, hand_over=True, confidence=0.56) == []
+    turned = table.frame / FPS
+    if slot_settles_first:  # the next card's back shows again before the pile settles
+        assert table.frame_with({"A.stock3": "back"}) == []
+        events = table.frame_with({"pile1": "6D"}, hands=(hand(Player.A, "pile1"),))
+    else:
+        events = table.frame_with({"pile1": "6D"}, hands=(hand(Player.A, "pile1"),), unsettled=("A.stock3",))
+    assert [(type(e), e.player, e.slot, str(e.card)) for e in events] == [(Turn, Player.A, 3, "6D"),
+                                                                          (Play, Player.A, 3, "6D")]
+    assert events[0].t <= turned < events[1].t
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "6D"]
+    assert table.frame_with({"A.stock3": "back"}) == []  # the slot's next card: nothing more
+
+
+def test_a_card_from_no_slot_is_not_taken_for_one_read_unsurely_in_another_player_s_slot(
+        layout: MatLayout) -> None:
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6D"}, hands=(hand(Player.A, "A.stock3"),), hand_over=True,
+                            confidence=0.56) == []
+    # B's hand put the card on the pile: not A's turned card
+    events = table.frame_with({"pile1": "6D"}, hands=(hand(Player.B, "pile1"),), unsettled=("A.stock3",))
+    assert not any(isinstance(e, (Turn, Play)) for e in events)
+
+
+@pytest.mark.parametrize("seen_to_leave", [True, False])
+def test_a_move_read_as_a_card_beneath_a_pile_whose_runner_up_just_left_a_slot_is_that_move(
+        layout: MatLayout, seen_to_leave: bool) -> None:
+    # game 5074 with the model: A's AS moved from slot 2 to the empty slot 1, read AC 0.82 with
+    # AS 0.70 second, the AC lying under pile 1's top (slot 2 read only under the hand since,
+    # not believed): a false F_TAKE_BACK
+    table = king_under_ten(layout)
+    assert table.frame_with({"A.stock5": "empty"}) == []  # (A's 7H gone long ago: a slot to move to)
+    table.idle(int(PAIR_WINDOW_S * FPS) + 1)
+    if seen_to_leave:
+        assert table.frame_with({"A.stock4": "empty"}) == []  # the JS leaves slot 4 ...
+    else:  # ... or its slot is read so only under the hand
+        over = (hand(Player.A, "A.stock4"),)
+        assert table.frame_with({"A.stock4": "empty"}, hands=over, hand_over=True) == []
+    events = table.frame_with({"A.stock5": "KD"}, confidence=0.82, runner_up=("JS", 0.7))  # ... misread
+    assert [(type(e), e.player, getattr(e, "from_slot", None), getattr(e, "to_slot", None), str(e.card))
+            for e in events] == [(Move, Player.A, 4, 5, "JS")]
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "KD", "10C"]  # the king still beneath
+
+
 def test_two_cards_taken_back_while_the_hands_stayed_on_the_pile(layout: MatLayout) -> None:
     table = king_under_ten(layout)
     # both are taken back in one busy spell: the pile settles showing the five again
@@ -410,6 +475,30 @@ def test_a_card_taken_back_and_played_again_before_its_slot_showed_it(layout: Ma
     events = table.frame_with({"pile2": "KD"}, hands=(hand(Player.A, "pile2"),))
     assert [(type(e), e.player, e.slot, e.pile, str(e.card)) for e in events] == [
         (Play, Player.A, 2, 2, "KD")]
+
+
+def test_a_card_followed_outside_the_zones_left_its_slot_though_the_slot_was_read_only_under_the_hand(
+        layout: MatLayout) -> None:
+    # game 5060: B's AS put beside the mat's corner slot and back 1 s later, B's hand over the
+    # slot and near the card all along: the slot never settled clear of it
+    table = Table(layout)
+    over = (hand(Player.B, "B.stock2"),)
+    assert table.frame_with({"B.stock2": "empty"}, hands=over, hand_over=True) == []
+    left = table.frame / FPS
+    table.idle(10, hands=over)
+    table.frame += 1
+    t = table.frame / FPS
+    still = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    followed = StrayChange(-1, True, table.frame, t, (5.0, 20.0, 70.0, 110.0), 5600.0, t - 0.3,
+                           card="QC", player=Player.B)
+    events = table.obs.update(TrackedFrame(table.frame, t, still, (), over, (followed,)), {})
+    assert [(type(e), e.player, e.from_slot, e.to_slot, str(e.card)) for e in events] == [
+        (Move, Player.B, 2, 6, "QC")]
+    assert left - 0.5 < events[0].t < t
+    # ... and back: a move from the sixth pile
+    events = table.frame_with({"B.stock2": "QC"}, hands=over, hand_over=True)
+    assert [(type(e), e.player, e.from_slot, e.to_slot, str(e.card)) for e in events] == [
+        (Move, Player.B, 6, 2, "QC")]
 
 
 def test_a_slot_emptied_under_a_hand_is_read_again_once_the_hand_has_gone(layout: MatLayout) -> None:
