@@ -1448,8 +1448,9 @@ class Observer:
         came_from = (left.player, left.slot) if left is not None else holder
         if came_from is None or came_from[0] is not player:
             return None
-        log.info("frame %d: %s read as %s, beneath a pile's top; its runner-up %s just left slot %d: moved",
-                 change.frame, change.zone, reading.label, second, came_from[1])
+        log.info("frame %d: %s read as %s, beneath a pile's top; its runner-up %s %s slot %d: moved",
+                 change.frame, change.zone, reading.label, second,
+                 "just left" if left is not None else "lies under a hand in", came_from[1])
         return replace(reading, label=second, confidence=reading.runner_up_confidence,
                        runner_up=reading.label, runner_up_confidence=reading.confidence)
 
