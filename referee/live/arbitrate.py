@@ -108,13 +108,17 @@ class ArbiterSettings:
     landing_score: float = 0.5
     landing_from_mm: float = 40.0
     #: a followed card lying still this many views in a row (0.5 s; each within
-    #: ``landing_still_mm`` of the last), matching its face at least ``landing_score`` (median),
+    #: ``stray_still_mm`` of the last), matching its face at least ``landing_score`` (median),
     #: ``landing_from_mm`` from its slot and its centre at least ``stray_from_zone_mm`` outside
     #: every zone, was put down outside the zones (a sixth pile) while a hand may lie over it
     #: still: the tracker's strays wait for the hand to go (game 5007 at 1280x720: B's AH, put
     #: 52 mm left of B's slot 5 and taken back 0.8 s later, the hand never leaving it, was missed)
     stray_views: int = 15
     stray_from_zone_mm: float = 10.0
+    #: ... a hand over it, its found centre wanders more than a landing's (game 5068: B's 4S at
+    #: rest 24 views beside B's slot 1 under the hand, its centre within 1.6 mm, never 15 views
+    #: within 0.7 mm: the F_SIXTH_PILE lost)
+    stray_still_mm: float = 2.0
     #: a play's estimate earlier than the busy spell whose settle gave it counts when its track
     #: found the card on the pile in this share of the views between, and at least this many
     on_pile_share: float = 0.8
@@ -405,7 +409,8 @@ class Arbiter:
         out: dict[str, Landing] = {}
         for slot, faces in self._faces.items():
             for face in faces:
-                rest = None if face.landed else self._at_rest_away(face, self.s.landing_views)
+                rest = None if face.landed else self._at_rest_away(face, self.s.landing_views,
+                                                                   self.s.landing_still_mm)
                 if rest is None:
                     continue
                 x, y, i, t, score = rest
@@ -427,7 +432,7 @@ class Arbiter:
         w, h = self.layout.card_mm
         for slot, faces in self._faces.items():
             for face in faces:
-                rest = None if face.strayed else self._at_rest_away(face, s.stray_views)
+                rest = None if face.strayed else self._at_rest_away(face, s.stray_views, s.stray_still_mm)
                 if rest is None:
                     continue
                 x, y, _, t, score = rest
@@ -442,14 +447,15 @@ class Arbiter:
                                        card=face.label, player=self.layout.zone(slot).owner))
         return out
 
-    def _at_rest_away(self, face: _Face, views: int) -> tuple[float, float, int, float, float] | None:
+    def _at_rest_away(self, face: _Face, views: int, still_mm: float
+                      ) -> tuple[float, float, int, float, float] | None:
         """Where a face's card has lain still over the last ``views`` views (each within
-        ``landing_still_mm`` of the last), at least ``landing_from_mm`` from its slot: (x, y,
-        the first of those views and its time, the median match over them); None otherwise."""
+        ``still_mm`` of the last), at least ``landing_from_mm`` from its slot: (x, y, the first
+        of those views and its time, the median match over them); None otherwise."""
         f = face.follow
         if f is None:
             return None
-        rest = f.resting(views, self.s.landing_still_mm)
+        rest = f.resting(views, still_mm)
         if rest is None:
             return None
         x, y, i = rest

@@ -677,7 +677,8 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
     """A card followed from its slot that lies still half a second outside every zone was put
     down there, a hand maybe still over it (game 5007: B's AH, put left of B's slot 5 and
     taken back, the hand never leaving it): a stray naming the card and its player, once. Not
-    one resting on a pile or near its slot, nor one matched poorly."""
+    one resting on a pile or near its slot, nor one matched poorly. Its centre, found under the
+    hand, may wander a little (game 5068: 1.6 mm), not as much as a card moving."""
     from collections import deque
     from types import SimpleNamespace
 
@@ -693,17 +694,20 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
     left = layout.zone("B.stock5").polygon()[:, 0].min() - layout.card_mm[0] / 2 - 20.0  # left of B's slots
 
     class Follow:
-        """Lay in its slot, then still at ``rest`` over the last ``still`` views, matched ``score``."""
+        """Lay in its slot, then at ``rest`` over the last ``still`` views, its centre wandering
+        ``wander`` mm, matched ``score``."""
 
-        def __init__(self, rest: tuple[float, float], score: float, still: int = views) -> None:
+        def __init__(self, rest: tuple[float, float], score: float, still: int = views,
+                     wander: float = 0.0) -> None:
             self.rest, self.scores, self.still = rest, [0.9] * 5 + [score] * still, still
+            self.wander = wander
             self.first_centre = (float(slot[0]), float(slot[1]))
 
         def __len__(self) -> int:
             return len(self.scores)
 
         def resting(self, n: int, still_mm: float) -> tuple[float, float, int] | None:
-            return (*self.rest, len(self) - n) if n <= self.still else None
+            return (*self.rest, len(self) - n) if n <= self.still and self.wander <= still_mm else None
 
         def score(self, i: int) -> float:
             return self.scores[i]
@@ -720,11 +724,14 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
              face("KC", Follow(outside, 0.42)),  # matched poorly
              face("QS", Follow((float(pile[0]), float(pile[1])), 0.9)),  # on a pile
              face("2D", Follow((float(slot[0]) + 10, float(slot[1])), 0.9)),  # near its slot
-             face("9H", Follow(outside, 0.9, still=views - 1))]  # not still long enough yet
+             face("9H", Follow(outside, 0.9, still=views - 1)),  # not still long enough yet
+             face("6S", Follow(outside, 0.7, wander=1.6)),  # under the hand (game 5068)
+             face("5S", Follow(outside, 0.7, wander=5.0))]  # moving
     arbiter._faces = {"B.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what strays reads
     now = TrackedFrame(570, 19.0, {}, (), ())
     strays = arbiter.strays(now)
-    assert [(s.card, s.player, s.stray < 0, s.present) for s in strays] == [("AH", Player.B, True, True)]
+    assert [(s.card, s.player, s.stray < 0, s.present) for s in strays] == [("AH", Player.B, True, True),
+                                                                            ("6S", Player.B, True, True)]
     assert strays[0].quiet_time == pytest.approx(18.0 + 5 / 30)  # from the first still view
     assert strays[0].centre_mm == pytest.approx(outside)
     assert arbiter.strays(now) == []  # once
