@@ -53,7 +53,7 @@ def _read_results_csv(trainer) -> dict:
     return columns
 
 
-def _keep_last(run: Path, dest: Path) -> Path | None:
+def _keep_checkpoint(run: Path, dest: Path) -> Path | None:
     """A failed stage's best checkpoint (else its last), its optimizer stripped, copied to ``dest``."""
     for name in ("best.pt", "last.pt"):
         src = run / "weights" / name
@@ -133,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             say(f"{stage}: done, {result.metrics}")
         except Exception:  # keep what the stage learnt, go on with the next
             traceback.print_exc()
-            kept = _keep_last(work / "runs" / RUNS[stage].format(name=cfg.name),
-                              out / f"{cfg.name}-{stage}-last.pt")
+            kept = _keep_checkpoint(work / "runs" / RUNS[stage].format(name=cfg.name),
+                                    out / f"{cfg.name}-{stage}-last.pt")
             say(f"{stage}: failed; kept {kept}")
             failed.append(stage)
     say(f"finished; failed or skipped: {failed or 'none'}")

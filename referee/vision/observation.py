@@ -837,6 +837,12 @@ class Observer:
         self._strays_waiting = keep
         return events
 
+    def _departure(self, card: str, player: Player, slot: int, change: ZoneChange,
+                   since: tuple[float, int]) -> _Departure:
+        """``card`` gone from ``player``'s ``slot`` at ``change`` (busy since ``since``)."""
+        return _Departure(card, player, slot, self._left(change), change.frame, change.time,
+                          since_frame=change.since_frame, since_t=since[0])
+
     def _left_under_hand(self, player: Player, card: str) -> _Departure | None:
         """The departure of ``card``, followed to rest outside the zones, from the slot of
         ``player``'s that is believed to hold it and that settled `empty` under a hand (not
@@ -854,8 +860,7 @@ class Observer:
             self.state.tops[zone] = "empty"
             log.info("frame %d: %s, read empty under the hand, lost %s to outside the zones",
                      was.frame, zone, card)
-            return _Departure(card, player, int(slot), self._left(was), was.frame, was.time,
-                              since_frame=was.since_frame, since_t=since[0])
+            return self._departure(card, player, int(slot), was, since)
         return None
 
     def _slots_under(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
@@ -1366,9 +1371,7 @@ class Observer:
                 return []
         elif old not in FACE_UP_LABELS:  # its face-up card left
             self._turned.pop(change.zone, None)
-            self._departures.append(_Departure(old, player, slot, self._left(change), change.frame,
-                                               change.time, since_frame=change.since_frame,
-                                               since_t=since[0]))
+            self._departures.append(self._departure(old, player, slot, change, since))
             self._settle_departure(self._departures[-1])
         if new in FACE_UP_LABELS:
             return []
