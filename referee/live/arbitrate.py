@@ -177,6 +177,9 @@ class _Face:
     #: the follow's track, finished when its first view was no longer kept, for a card that
     #: had left its slot (a play explained only later still has its trajectory)
     kept_track: ar.CardTrack | None = None
+    #: the follow lost its card, and the card was seen in its slot since, its slot settled (an
+    #: arm only covered it): it is not looked for again (:meth:`Arbiter._look_again`)
+    home: bool = False
 
 
 @dataclass(frozen=True)
@@ -317,6 +320,7 @@ class Arbiter:
         self._pile_outlines = [(z.id, z.polygon().astype(np.float32)) for z in self.layout.zones
                                if z.kind is ZoneKind.PILE]
         self._pile_ids = {zid for zid, _ in self._pile_outlines}
+        self._outside_zones: np.ndarray | None = None  # views' pixels outside every zone (255)
 
     # ------------------------------------------------------------------ per frame
     def observe(self, tracker: ZoneTracker, tracked: TrackedFrame, tops: Mapping[str, str]) -> None:
@@ -358,16 +362,19 @@ class Arbiter:
             self._pile_change_views[frame] = view
             while len(self._pile_change_views) > PILE_CHANGE_VIEWS:
                 del self._pile_change_views[next(iter(self._pile_change_views))]
-        self._follow_cards()
+        self._follow_cards(tracked, tops)
 
-    def _follow_cards(self) -> None:
+    def _follow_cards(self, tracked: TrackedFrame, tops: Mapping[str, str]) -> None:
         """Each kept face's card looked for in the view just kept (so that a play's track is
-        ready when its pile settles); a face whose first view is no longer kept stops."""
+        ready when its pile settles); a face whose first view is no longer kept stops. A card
+        lost (:meth:`_look_again`) is looked for again on the mat outside the zones."""
         latest, oldest = self._grey.latest(), self._grey.oldest_frame
         if latest is None or oldest is None:
             return
         frame, t, grey = latest
-        for faces in self._faces.values():
+        for slot, faces in self._faces.items():
+            obs = tracked.zones.get(slot)
+            settled = obs is not None and obs.settled
             for face in faces:
                 if face.follow is None:
                     continue
@@ -381,6 +388,39 @@ class Arbiter:
                     log.warning("stopped following %s's face from frame %d at frame %d", face.label,
                                 face.frame, frame, exc_info=True)
                     face.follow = None
+                    continue
+                if settled and not face.follow.following \
+                        and not any(label == face.label for zid, label in tops.items() if zid != slot):
+                    self._look_again(face)
+
+    def _look_again(self, face: _Face) -> None:
+        """A lost card whose slot has settled: if it lies there, it stayed (an arm covered it;
+        never looked for again); if not, it is looked for on the mat outside the zones in each
+        view until it is found (then followed from there), seen in a zone (``tops``) or back
+        in its slot. The slot may be settled under a still hand or arm, or a hand the tracker
+        did not see (a blurred one, game 5074's 5H): the card is looked for in its slot first
+        in each view. Game 5074:
+        B's 9H, carried fast across the mat, was lost in the blur and put down beside the
+        mat's edge, B's hand by it, B's arm over the slot: neither the follow nor the tracker's
+        strays saw it (an F_SIXTH_PILE missed)."""
+        follow = face.follow
+        assert follow is not None
+        if face.home:
+            return
+        if follow.at_start():
+            face.home = True
+            return
+        shape = follow.view_shape[:2]
+        if self._outside_zones is None or self._outside_zones.shape != shape:
+            mask = np.full(shape, 255, np.uint8)
+            g = self.geo
+            for outline in self._zone_outlines:
+                px = np.array([g.to_px(float(x), float(y)) for x, y in outline])
+                cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 0)
+            self._outside_zones = mask
+        t0 = time.perf_counter()
+        follow.refind(self._outside_zones)
+        self.costs.add("refind", time.perf_counter() - t0)
 
     def _track_to_keep(self, follow: ar.CardFollow) -> ar.CardTrack | None:
         """A follow whose first view is no longer kept, finished (toward the spit pile where its

@@ -278,6 +278,14 @@ class TrackSettings:
     static_level: float = 5.0  # mean grey change from the start view under which a place is "old content"
     blur_from_mm: float = 8.0  # above this predicted move per view, also try a motion-blurred face ...
     sharp_enough: float = 0.7  # ... unless the sharp face already matches this well
+    #: a lost card looked for on the whole mat (``CardFollow.refind``): at this scale, at its
+    #: best places (each then looked at within ``refind_near_mm``, as after a miss), found
+    #: only matching at least ``refind_score`` there (race-eval seed 6419 with the model: a hand
+    #: at B's edge matched B's lost 8D at 0.56; game 5074's 9H, put down, 0.78 and more)
+    refind_px_per_mm: float = 0.25
+    refind_places: int = 3
+    refind_near_mm: float = 8.0
+    refind_score: float = 0.7
 
 
 def _rotate_search(view: np.ndarray, geo: ViewGeometry, centre: tuple[float, float], angle: float,
@@ -524,6 +532,45 @@ class _Follower:
             return False
         return self.seed(i, (x, y), angle) >= self.st.reacquire_score
 
+    def at_start(self, i: int) -> bool:
+        """Whether view ``i`` shows the card where it lay in the start view (its template's pose)."""
+        pose, st = self.template.pose, self.st
+        _, _, sc = _match(self.views[i], self.geo, self.fine, st.fine_px_per_mm, (pose.x, pose.y),
+                          pose.angle_deg, 1.5)
+        return sc >= st.reacquire_score
+
+    def refind(self, i: int, allowed: np.ndarray | None) -> bool:
+        """Look for the card anywhere on the mat in view ``i``, its centre where ``allowed`` (a
+        mask in the views' pixels, non-zero where the card may lie; None: anywhere) admits, not
+        on old content (:meth:`_static`): the whole mat at ``refind_px_per_mm`` at the card's
+        first angle, then its best places (``refind_places``) looked at as :meth:`find` does;
+        when found (``refind_score``), seed it there."""
+        st, geo = self.st, self.geo
+        s = st.refind_px_per_mm
+        tmpl = self.template.at(s)
+        th, tw = tmpl.shape
+        w, h = geo.mat_mm
+        centre = (w / 2, h / 2)
+        half = (w / 2 + geo.margin_mm, h / 2 + geo.margin_mm)
+        region = _rotate_search(self.views[i], geo, centre, self.a0, half, s)
+        score = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
+        if allowed is not None:
+            mask = _patch(allowed, geo, CardPose(*centre, self.a0), (2 * half[0], 2 * half[1]), s)
+            score[mask[th // 2: th // 2 + score.shape[0], tw // 2: tw // 2 + score.shape[1]] < 128] = -1.0
+        r = max(2, int(round(8.0 * s)))
+        for _try in range(st.refind_places):
+            px, py, value = _peak(score)
+            if value < st.min_score:
+                break
+            x, y = _to_mat(px, py, tmpl.shape, s, half, centre, self.a0)
+            if not self._static(i, x, y, self.a0) and self.find(i, (x, y), st.refind_near_mm) \
+                    and self.scores[i] >= st.refind_score:
+                return True
+            ix, iy = int(round(px)), int(round(py))  # not it: the next best place
+            score[max(0, iy - r): iy + r + 1, max(0, ix - r): ix + r + 1] = -1.0
+        self.centres[i], self.angles[i], self.scores[i] = np.nan, np.nan, np.nan
+        return False
+
     def finish(self, toward: tuple[float, float] | None) -> CardTrack:
         """After following forward from the start view: backward from it, and (``toward``) the
         card looked for there in the last view when it was lost before, then followed back."""
@@ -562,6 +609,10 @@ class CardFollow:
     @property
     def last_time(self) -> float:
         return float(self._f.t[-1])
+
+    @property
+    def view_shape(self) -> tuple[int, ...]:
+        return tuple(self._f.views[0].shape)
 
     @property
     def following(self) -> bool:
@@ -651,6 +702,22 @@ class CardFollow:
         i = len(self._f.views) - 1
         if self._f.can_visit(self._run, i):
             self._f.visit(self._run, i)
+
+    def at_start(self) -> bool:
+        """Whether the last view shows the card where it lay in the first (still in its slot)."""
+        return self._f.at_start(len(self._f.views) - 1)
+
+    def refind(self, allowed: np.ndarray | None = None) -> bool:
+        """Look for a card no longer followed anywhere on the mat in the last view (its centre
+        where ``allowed``, a mask in the views' pixels, is non-zero); when it is found there,
+        it is followed again from there. (A card carried fast is lost in the blur; found again
+        where it was put down, it can be seen at rest there.)"""
+        f = self._f
+        i = len(f.views) - 1
+        if not f.refind(i, allowed):
+            return False
+        self._run = _Run([i])
+        return True
 
     def track(self, toward: tuple[float, float] | None = None, before: Sequence[np.ndarray] = (),
               before_times: Sequence[float] | np.ndarray = ()) -> CardTrack:

@@ -737,6 +737,71 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
     assert arbiter.strays(now) == []  # once
 
 
+def test_a_lost_card_gone_from_its_settled_slot_is_looked_for_outside_the_zones() -> None:
+    """A followed card lost (game 5074: B's 9H, carried fast across the mat) is looked for on
+    the mat outside the zones once its slot has settled without it, under a still arm too;
+    not while the slot is busy, nor once the card is seen in a zone, nor when it lies in its
+    slot (an arm covered it, or it came back: never looked for again)."""
+    from collections import deque
+    from types import SimpleNamespace
+
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import ZoneObservation, ZoneTracker
+
+    calibration = load_calibration(FIXTURES / "illegal-rank" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(calibration))
+    geo = arbiter.geo
+    w, h = geo.mat_mm
+    size = [round((side + 2 * geo.margin_mm) * geo.px_per_mm) for side in (h, w)]
+    view = np.zeros(size, np.uint8)
+
+    class Follow:
+        following = False
+        view_shape = view.shape
+
+        def __init__(self, home: bool) -> None:
+            self.home, self.masks = home, []
+
+        def add(self, grey: np.ndarray, t: float) -> None:
+            pass
+
+        def at_start(self) -> bool:
+            return self.home
+
+        def refind(self, allowed: np.ndarray | None = None) -> bool:
+            self.masks.append(allowed)
+            return False
+
+    gone, stayed = Follow(home=False), Follow(home=True)
+    faces = [SimpleNamespace(label="9H", follow=gone, frame=12, home=False),
+             SimpleNamespace(label="4S", follow=stayed, frame=12, home=False)]
+    arbiter._faces = {"B.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins
+
+    def frame(k: int, settled: bool, covered: bool, tops: dict[str, str]) -> None:
+        arbiter._grey.append(k, k / 30, view)
+        obs = ZoneObservation("B.stock1", occupied=False, covered=covered, settled=settled,
+                              occupancy_score=0.0, motion=0.0)
+        arbiter._follow_cards(TrackedFrame(k, k / 30, {"B.stock1": obs}, (), ()), tops)
+
+    frame(12, settled=False, covered=True, tops={})  # busy: not yet
+    assert gone.masks == []
+    frame(13, settled=True, covered=True, tops={"B.stock1": "9H"})  # under a still arm: looked for
+    assert len(gone.masks) == 1 and not faces[0].home and faces[1].home
+    frame(14, settled=True, covered=False, tops={})
+    assert len(gone.masks) == 2
+    mask = gone.masks[-1]  # the zones left out
+    for zone in ("pile1", "B.stock1", "A.stock5"):
+        u, v = geo.to_px(*map(float, calibration.layout.zone(zone).center))
+        assert mask[round(v), round(u)] == 0
+    u, v = geo.to_px(5.0, 5.0)  # the mat's corner
+    assert mask.shape == view.shape and mask[round(v), round(u)] == 255
+    frame(15, settled=True, covered=False, tops={"pile2": "9H"})  # seen on a pile: no more
+    assert len(gone.masks) == 2
+    gone.home = True  # back in its slot: no more
+    frame(16, settled=True, covered=False, tops={})
+    assert len(gone.masks) == 2 and faces[0].home and stayed.masks == []
+
+
 def test_a_landing_places_the_other_followed_cards() -> None:
     """When a card lands (``Arbiter.landings``), the follows place the others: last found on
     its pile and still, beneath it (it touched first; game 5017's 10D, found where 10S lay on

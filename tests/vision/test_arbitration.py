@@ -17,6 +17,7 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -192,6 +193,36 @@ def test_a_followed_card_rests_only_once_it_lies_still() -> None:
         gap.add(np.full_like(c.views[k], 128) if k == blank else c.views[k], k / 30.0)
     assert gap.last_found_centre == pytest.approx((x, y), abs=1.0)
     assert not gap.found_since_its_slot(10.0)
+
+
+def test_a_lost_card_is_found_again_on_the_mat_where_allowed() -> None:
+    """race-4f: A's 10H, its carry blanked (lost in the blur, game 5074), is no longer followed;
+    looked for on the whole mat (``refind``) it is found where it lies on the pile and followed
+    from there, but not where the mask leaves the pile out. ``at_start``: it lay in its slot at
+    first, not once it had gone."""
+    c = clip("race-4f")
+    play = next(p for p in c.plays if p.player == "A")
+    k0, k1 = (play.frame or 0) - 20, (play.frame or 0) + 9
+    face = ar.slot_template(c.views[k0], c.layout.zone(f"A.stock{play.slot}"), c.geo, label=str(play.card))
+    pile = c.layout.zone(f"pile{play.pile}")
+    mask = np.full(c.views[k0].shape[:2], 255, np.uint8)
+    corners = np.array([c.geo.to_px(float(x), float(y)) for x, y in pile.polygon()])
+    cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], 0)
+    follows = [ar.CardFollow(c.views[k0], k0 / 30.0, face, c.geo) for _ in range(2)]
+    assert follows[0].at_start()
+    carry = [k for k in range(k0 + 1, k1) if play.t - 0.3 < k / 30.0 < play.t]
+    for follow in follows:
+        for k in range(k0 + 1, k1):
+            follow.add(np.full_like(c.views[k], 128) if k in carry else c.views[k], k / 30.0)
+        assert not follow.following and follow.last_centre is None and not follow.at_start()
+    assert not follows[1].refind(mask)  # it lies only where the mask leaves it out
+    assert follows[1].last_centre is None and not follows[1].following
+    assert follows[0].refind(None)
+    x, y = follows[0].last_centre or (math.inf, math.inf)
+    assert math.hypot(x - pile.center[0], y - pile.center[1]) < 15
+    assert follows[0].following
+    follows[0].add(c.views[k1], k1 / 30.0)  # followed from there
+    assert follows[0].last_centre == pytest.approx((x, y), abs=1.0)
 
 
 def test_a_card_follow_refuses_views_out_of_step() -> None:
