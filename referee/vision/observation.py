@@ -106,6 +106,9 @@ TURN_AFTER_BUSY_MAX_S = 0.5
 SPIT_PLACE_S = 0.25
 #: A spit card is taken from the packet at most this long before its pile starts to change.
 SPIT_REACH_S = 1.5
+#: A pile read as its old top, its runner-up at least this share as sure, is read as that
+#: runner-up when it can be a spit card (``Observer._read_as_spit``)
+SPIT_RUNNER_UP_SHARE = 0.8
 #: A pile change waits at most this long for a stock slot to settle when the slot's face-up
 #: card may lie underneath the pile's new top (a hand of the slot's player was on the pile).
 UNDER_WAIT_S = 0.5
@@ -1060,9 +1063,10 @@ class Observer:
     def _depends_on_waiting(self, change: ZoneChange, reading: ZoneReading | None, tracked: TrackedFrame,
                             settling: Collection[str]) -> bool:
         """Whether a change must be explained after the waiting pile changes: it is another
-        pile's, or another slot of a player they wait for that now shows a face-up card (a
-        slot left showing a back or nothing gives no event of its own: its departure is kept
-        for the pile, which goes on waiting for the slots it waits for)."""
+        pile's, or another slot of a player they wait for that now shows a face-up card other
+        than the one it showed (a slot left showing a back or nothing gives no event of its
+        own: its departure is kept for the pile, which goes on waiting for the slots it waits
+        for; nor does one showing the same card)."""
         awaited = {z for waiting in self._waiting
                    for z in self._slots_under(*waiting, tracked, settling, busy_piles=settling)}
         zone = self._zone.get(change.zone)
@@ -1070,6 +1074,12 @@ class Observer:
             return False
         if zone.kind is ZoneKind.STOCK and reading is not None and reading.label in ("back", "empty") \
                 and zone.owner not in self.dealing:
+            return False
+        if zone.kind is ZoneKind.STOCK and reading is not None and reading.label not in FACE_UP_LABELS \
+                and reading.label == self.state.tops.get(change.zone):
+            # the card that lay there, an arm only passed over it: nothing to explain first
+            # (race-eval seed 6423 with the model: B's arm passed over B's QC while pile 2 waited
+            # for A's slot; released then, A's 10C, which touched first, was lost under B's 8D)
             return False
         return zone.kind is ZoneKind.PILE or zone.owner in {self._zone[z].owner for z in awaited}
 
@@ -1301,6 +1311,8 @@ class Observer:
         if new == old and hidden is None and zone.kind is ZoneKind.PILE:
             # a pile whose picture changed, read as the card it showed: a card may have come
             reading = self._read_as_departed(change, reading, since)
+            if reading.label == old:
+                reading = self._read_as_spit(change, reading, since)
             new = reading.label
         if new == old == "back" and hidden is not None and zone.kind is ZoneKind.STOCK \
                 and hidden[2].label not in FACE_UP_LABELS:
@@ -1949,11 +1961,7 @@ class Observer:
         before (a visit not already spent on an earlier spit card); of two, the one whose hand
         was on the pile in the ``SPIT_PLACE_S`` before the card touched it, else the later
         visit. None: nobody's hand was at their packet."""
-        visits = {}
-        for player, packet in self._packet_zone.items():
-            seen = self._hands_over.get(packet, {}).get(player, -1.0)
-            if seen >= since[0] - SPIT_REACH_S - 0.1 and seen > self._packet_visit_used.get(player, -1.0):
-                visits[player] = seen
+        visits = self._packet_visits(since)
         if not visits:
             return None
         # of two, the one whose hand was on the pile when the card touched it (another hand may
@@ -1965,6 +1973,37 @@ class Observer:
         player = placers[0] if best > 0 and len(placers) == 1 else max(visits, key=lambda p: visits[p])
         self._packet_visit_used[player] = visits[player]
         return player
+
+    def _packet_visits(self, since: tuple[float, int]) -> dict[Player, float]:
+        """The players whose hand was at their packet shortly before a pile went busy at
+        ``since`` (a visit not already spent on an earlier spit card): when it was last there."""
+        visits = {}
+        for player, packet in self._packet_zone.items():
+            seen = self._hands_over.get(packet, {}).get(player, -1.0)
+            if seen >= since[0] - SPIT_REACH_S - 0.1 and seen > self._packet_visit_used.get(player, -1.0):
+                visits[player] = seen
+        return visits
+
+    def _read_as_spit(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
+                      ) -> ZoneReading:
+        """A pile whose picture changed, read as the card it showed, whose runner-up was read
+        nearly as surely (``SPIT_RUNNER_UP_SHARE``) and is no card in play (on no zone, in no
+        pile), while a player's hand had just been at their packet: read as that card, a spit
+        card on the old top. Game 5083 with the model: B's spit AC on the 5C, read 5C at 0.79,
+        AC at 0.74; the spit was missed, and A's next play judged before both spit cards were
+        turned (a false F_EARLY, and two faults after it missed)."""
+        second = reading.runner_up
+        if second is None or second in FACE_UP_LABELS \
+                or not reading.runner_up_confidence >= SPIT_RUNNER_UP_SHARE * reading.confidence:
+            return reading
+        in_play = set(self.state.tops.values()) | {c.card for pile in self.state.piles.values() for c in pile}
+        if second in in_play or not self._packet_visits(since):
+            return reading
+        log.info("frame %d: %s read as its top %s (%.2f), its runner-up %s (%.2f) in no play, a hand "
+                 "just at its packet: read as that spit card", change.frame, change.zone, reading.label,
+                 reading.confidence, second, reading.runner_up_confidence)
+        return replace(reading, label=second, confidence=reading.runner_up_confidence,
+                       runner_up=reading.label, runner_up_confidence=reading.confidence)
 
     def _frames_on(self, zone: str, player: Player, start: float, end: float) -> int:
         """How much ``player``'s hand was on ``zone`` between two times: 2 for each frame it

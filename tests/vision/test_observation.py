@@ -857,6 +857,41 @@ def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: Mat
     assert table.frame_with({"pile2": "2H"}) == []  # no packet visit left: not explained
 
 
+def test_a_pile_read_as_its_top_a_spit_card_nearly_as_sure_shows_that_spit_card(layout: MatLayout) -> None:
+    """Game 5083 with the model: B's spit AC on the 5C, read 5C at 0.79 and AC at 0.74, was
+    missed (and A's next play judged before both spit cards were turned: a false F_EARLY).
+    Not a runner-up read much less surely, nor one in play, nor with no hand at a packet."""
+    table = Table(layout)
+    assert table.frame_with({"pile2": "9H"}, hands=(hand(Player.B, "pile2"),), confidence=0.79,
+                            runner_up=("AD", 0.74)) == []  # no hand at a packet
+    assert table.frame_with({"pile2": "9H"}, hands=(hand(Player.B, "pile2", "B.packet"),), confidence=0.79,
+                            runner_up=("QC", 0.74)) == []  # B's QC lies in B's slot 2
+    assert table.frame_with({"pile2": "9H"}, hands=(hand(Player.B, "pile2", "B.packet"),), confidence=0.79,
+                            runner_up=("AD", 0.5)) == []  # read much less surely
+    spit = table.frame_with({"pile2": "9H"}, hands=(hand(Player.B, "pile2", "B.packet"),), confidence=0.79,
+                            runner_up=("AD", 0.74))
+    assert [(type(e), e.player, str(e.card)) for e in spit] == [(SpitTurn, Player.B, "AD")]
+    assert table.obs.state.tops["pile2"] == "AD"
+
+
+def test_a_pile_waiting_for_a_slot_is_not_released_by_an_arm_over_a_kept_card(layout: MatLayout) -> None:
+    """Race-eval seed 6423 with the model: pile 2 took B's 8D while A's slot 4, whose 10C had
+    touched first underneath, was still busy; B's arm passing over B's QC released the pile
+    before A's slot settled, and the 10C was lost (its F_LOST_TOUCH missed). A slot of that
+    player showing another card does release it."""
+    table = Table(layout)
+    table.busy_since["B.stock3"] = 1  # busy as B's slot 1 went busy: B's hand may hold its 3S
+    table.frame_with({"B.stock1": "back"}, unsettled=("B.stock3",))  # 10C left B's slot 1
+    waiting = table.frame_with({"pile1": "10C"}, hands=(hand(Player.A, "pile1"), hand(Player.B, "pile1")),
+                               unsettled=("A.stock5", "B.stock2", "B.stock3"))
+    assert waiting == []  # A's slot 5 may hold a card underneath, B's hand the 3S
+    # B's arm leaves B's QC: the same card, nothing new, the pile still waits
+    assert table.frame_with({"B.stock2": "QC"}, unsettled=("A.stock5", "B.stock3")) == []
+    events = table.frame_with({"A.stock5": "back", "B.stock3": "3S"})
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(Play, Player.A, "7H"),
+                                                                   (Play, Player.B, "10C")]
+
+
 def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock5": "back"})  # 7H left slot 5
