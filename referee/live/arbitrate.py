@@ -119,6 +119,13 @@ class ArbiterSettings:
     #: rest 24 views beside B's slot 1 under the hand, its centre within 1.6 mm, never 15 views
     #: within 0.7 mm: the F_SIXTH_PILE lost)
     stray_still_mm: float = 2.0
+    #: ... and showing at least this share of its face (:func:`~referee.vision.arbitration.face_shown`)
+    #: in one of those views (every third): a follow that ran off with a hand may lock on a
+    #: place that matches the face's grey picture somewhat, still (game 5089 with the model:
+    #: the follow of A's 9H ran off with A's hand and locked at 0.69-0.71 half on the back in
+    #: A's slot 2 and half on the mat, 0-14 % of its face shown: a false F_SIXTH_PILE); the
+    #: cards put outside the zones in the evaluation games show 56-87 % at best, under the hand too
+    stray_face_shown: float = 0.4
     #: a play's estimate earlier than the busy spell whose settle gave it counts when its track
     #: found the card on the pile in this share of the views between, and at least this many
     on_pile_share: float = 0.8
@@ -475,10 +482,14 @@ class Arbiter:
                 rest = None if face.strayed else self._at_rest_away(face, s.stray_views, s.stray_still_mm)
                 if rest is None:
                     continue
-                x, y, _, t, score = rest
+                x, y, i, t, score = rest
                 if score < s.landing_score or any(
                         cv2.pointPolygonTest(outline, (x, y), True) > -s.stray_from_zone_mm
                         for outline in self._zone_outlines):
+                    continue
+                follow = face.follow
+                assert follow is not None
+                if max(follow.face_shown(j) for j in range(len(follow) - 1, i - 1, -3)) < s.stray_face_shown:
                     continue
                 face.strayed = True
                 self._next_stray -= 1

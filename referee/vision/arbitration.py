@@ -686,6 +686,15 @@ class CardFollow:
         """The match score in view ``i`` (NaN where the card was not found)."""
         return float(self._f.scores[i])
 
+    def face_shown(self, i: int) -> float:
+        """The share of the card's face that view ``i`` shows where the card was found there
+        (:func:`face_shown`; 0 where it was not found)."""
+        f = self._f
+        if not (np.isfinite(f.scores[i]) and np.isfinite(f.centres[i]).all()):
+            return 0.0
+        pose = CardPose(float(f.centres[i, 0]), float(f.centres[i, 1]), float(f.angles[i]))
+        return face_shown(f.views[i], f.template, pose, f.geo)[2]
+
     def time(self, i: int) -> float:
         return float(self._f.t[i])
 

@@ -677,8 +677,10 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
     """A card followed from its slot that lies still half a second outside every zone was put
     down there, a hand maybe still over it (game 5007: B's AH, put left of B's slot 5 and
     taken back, the hand never leaving it): a stray naming the card and its player, once. Not
-    one resting on a pile or near its slot, nor one matched poorly. Its centre, found under the
-    hand, may wander a little (game 5068: 1.6 mm), not as much as a card moving."""
+    one resting on a pile or near its slot, nor one matched poorly, nor one whose face hardly
+    shows there in any of those views (game 5089 with the model: a follow that ran off with the
+    hand). Its centre, found under the hand, may wander a little (game 5068: 1.6 mm), not as
+    much as a card moving."""
     from collections import deque
     from types import SimpleNamespace
 
@@ -698,10 +700,13 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
         ``wander`` mm, matched ``score``."""
 
         def __init__(self, rest: tuple[float, float], score: float, still: int = views,
-                     wander: float = 0.0) -> None:
+                     wander: float = 0.0, shown: float = 0.8) -> None:
             self.rest, self.scores, self.still = rest, [0.9] * 5 + [score] * still, still
-            self.wander = wander
+            self.wander, self.shown = wander, shown
             self.first_centre = (float(slot[0]), float(slot[1]))
+
+        def face_shown(self, i: int) -> float:
+            return self.shown if i == len(self) - 4 else 0.1  # under the hand but in one view
 
         def __len__(self) -> int:
             return len(self.scores)
@@ -726,7 +731,8 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
              face("2D", Follow((float(slot[0]) + 10, float(slot[1])), 0.9)),  # near its slot
              face("9H", Follow(outside, 0.9, still=views - 1)),  # not still long enough yet
              face("6S", Follow(outside, 0.7, wander=1.6)),  # under the hand (game 5068)
-             face("5S", Follow(outside, 0.7, wander=5.0))]  # moving
+             face("5S", Follow(outside, 0.7, wander=5.0)),  # moving
+             face("9C", Follow(outside, 0.7, shown=0.2))]  # its face hardly shown (game 5089)
     arbiter._faces = {"B.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what strays reads
     now = TrackedFrame(570, 19.0, {}, (), ())
     strays = arbiter.strays(now)

@@ -199,7 +199,7 @@ def test_a_lost_card_is_found_again_on_the_mat_where_allowed() -> None:
     """race-4f: A's 10H, its carry blanked (lost in the blur, game 5074), is no longer followed;
     looked for on the whole mat (``refind``) it is found where it lies on the pile and followed
     from there, but not where the mask leaves the pile out. ``at_start``: it lay in its slot at
-    first, not once it had gone."""
+    first, not once it had gone. ``face_shown``: how much of its face shows where it was found."""
     c = clip("race-4f")
     play = next(p for p in c.plays if p.player == "A")
     k0, k1 = (play.frame or 0) - 20, (play.frame or 0) + 9
@@ -223,6 +223,9 @@ def test_a_lost_card_is_found_again_on_the_mat_where_allowed() -> None:
     assert follows[0].following
     follows[0].add(c.views[k1], k1 / 30.0)  # followed from there
     assert follows[0].last_centre == pytest.approx((x, y), abs=1.0)
+    last = len(follows[0]) - 1
+    assert follows[0].face_shown(last) > 0.6  # its face shows there (on top)
+    assert follows[1].face_shown(last - 1) == 0.0  # not found
 
 
 def test_a_card_follow_refuses_views_out_of_step() -> None:
