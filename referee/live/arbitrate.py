@@ -406,10 +406,9 @@ class Arbiter:
         view until it is found (then followed from there), seen in a zone (``tops``) or back
         in its slot. The slot may be settled under a still hand or arm, or a hand the tracker
         did not see (a blurred one, game 5074's 5H): the card is looked for in its slot first
-        in each view. Game 5074:
-        B's 9H, carried fast across the mat, was lost in the blur and put down beside the
-        mat's edge, B's hand by it, B's arm over the slot: neither the follow nor the tracker's
-        strays saw it (an F_SIXTH_PILE missed)."""
+        in each view. Game 5074: B's 9H, carried fast across the mat, was lost in the blur and
+        put down beside the mat's edge, B's hand by it, B's arm over the slot: neither the
+        follow nor the tracker's strays saw it (an F_SIXTH_PILE missed)."""
         follow = face.follow
         assert follow is not None
         if face.home:
@@ -417,17 +416,19 @@ class Arbiter:
         if follow.at_start():
             face.home = True
             return
-        shape = follow.view_shape[:2]
+        t0 = time.perf_counter()
+        follow.refind(self._outside_zones_mask(follow.view_shape[:2]))
+        self.costs.add("refind", time.perf_counter() - t0)
+
+    def _outside_zones_mask(self, shape: tuple[int, ...]) -> np.ndarray:
+        """The views' pixels outside every zone (255; 0 inside one), made once per view shape."""
         if self._outside_zones is None or self._outside_zones.shape != shape:
             mask = np.full(shape, 255, np.uint8)
-            g = self.geo
             for outline in self._zone_outlines:
-                px = np.array([g.to_px(float(x), float(y)) for x, y in outline])
+                px = np.array([self.geo.to_px(float(x), float(y)) for x, y in outline])
                 cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 0)
             self._outside_zones = mask
-        t0 = time.perf_counter()
-        follow.refind(self._outside_zones)
-        self.costs.add("refind", time.perf_counter() - t0)
+        return self._outside_zones
 
     def _track_to_keep(self, follow: ar.CardFollow) -> ar.CardTrack | None:
         """A follow whose first view is no longer kept, finished (toward the spit pile where its

@@ -317,6 +317,13 @@ def _peak(score: np.ndarray) -> tuple[float, float, float]:
     return x, y, float(mx)
 
 
+def _suppress(score: np.ndarray, px: float, py: float, px_per_mm: float) -> None:
+    """Rule out a peak of a match score map (8 mm round it), so that the next best is found."""
+    r = max(2, int(round(8.0 * px_per_mm)))
+    ix, iy = int(round(px)), int(round(py))
+    score[max(0, iy - r): iy + r + 1, max(0, ix - r): ix + r + 1] = -1.0
+
+
 def _to_mat(px: float, py: float, tmpl_shape: tuple[int, ...], s: float, half: tuple[float, float],
             centre: tuple[float, float], angle: float) -> tuple[float, float]:
     """A template position in a search region (top-left, region pixels) -> the template's
@@ -438,9 +445,7 @@ class _Follower:
             x, y = _to_mat(px, py, self.coarse.shape, s, half, centre, angle)
             if math.hypot(x - centre[0], y - centre[1]) <= radius and not self._static(i, x, y, angle):
                 return x, y, value
-            r = max(2, int(round(8.0 * s)))  # suppress that place, take the next best
-            ix, iy = int(round(px)), int(round(py))
-            score[max(0, iy - r): iy + r + 1, max(0, ix - r): ix + r + 1] = -1.0
+            _suppress(score, px, py, s)  # that place: take the next best
         return centre[0], centre[1], -1.0
 
     def _refine(self, i: int, centre: tuple[float, float], angle: float) -> float:
@@ -557,7 +562,6 @@ class _Follower:
         if allowed is not None:
             mask = _patch(allowed, geo, CardPose(*centre, self.a0), (2 * half[0], 2 * half[1]), s)
             score[mask[th // 2: th // 2 + score.shape[0], tw // 2: tw // 2 + score.shape[1]] < 128] = -1.0
-        r = max(2, int(round(8.0 * s)))
         for _try in range(st.refind_places):
             px, py, value = _peak(score)
             if value < st.min_score:
@@ -566,8 +570,7 @@ class _Follower:
             if not self._static(i, x, y, self.a0) and self.find(i, (x, y), st.refind_near_mm) \
                     and self.scores[i] >= st.refind_score:
                 return True
-            ix, iy = int(round(px)), int(round(py))  # not it: the next best place
-            score[max(0, iy - r): iy + r + 1, max(0, ix - r): ix + r + 1] = -1.0
+            _suppress(score, px, py, s)  # not it: the next best place
         self.centres[i], self.angles[i], self.scores[i] = np.nan, np.nan, np.nan
         return False
 
@@ -612,6 +615,7 @@ class CardFollow:
 
     @property
     def view_shape(self) -> tuple[int, ...]:
+        """The shape of the views it follows the card in."""
         return tuple(self._f.views[0].shape)
 
     @property
