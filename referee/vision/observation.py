@@ -206,6 +206,13 @@ class ZoneReading:
     def card(self) -> Card | None:
         return None if self.label in FACE_UP_LABELS else Card.parse(self.label)
 
+    def as_runner_up(self) -> ZoneReading:
+        """The same reading taken as its runner-up (which the reading then puts second)."""
+        if self.runner_up is None:
+            raise ValueError(f"{self.zone}: a reading with no runner-up")
+        return replace(self, label=self.runner_up, confidence=self.runner_up_confidence,
+                       runner_up=self.label, runner_up_confidence=self.confidence)
+
 
 @dataclass
 class _Departure:
@@ -1466,8 +1473,7 @@ class Observer:
         log.info("frame %d: %s read as %s, beneath a pile's top; its runner-up %s %s slot %d: moved",
                  change.frame, change.zone, reading.label, second,
                  "just left" if left is not None else "lies under a hand in", came_from[1])
-        return replace(reading, label=second, confidence=reading.runner_up_confidence,
-                       runner_up=reading.label, runner_up_confidence=reading.confidence)
+        return reading.as_runner_up()
 
     def _same_card(self, change: ZoneChange, player: Player, slot: int, old: str, reading: ZoneReading
                    ) -> bool:
@@ -1860,8 +1866,7 @@ class Observer:
         log.info("frame %d: %s read as %s (%.2f), from nowhere; its runner-up %s (%.2f) left %s's slot %d: "
                  "read as %s", change.frame, change.zone, label, reading.confidence, second,
                  reading.runner_up_confidence, dep.player.value, dep.slot, second)
-        return replace(reading, label=second, confidence=reading.runner_up_confidence, runner_up=label,
-                       runner_up_confidence=reading.confidence)
+        return reading.as_runner_up()
 
     def _source_of(self, card: str, change: ZoneChange, exclude: tuple[Player, int] | None = None
                    ) -> tuple[Player, int, float | None] | None:
@@ -2002,8 +2007,7 @@ class Observer:
         log.info("frame %d: %s read as its top %s (%.2f), its runner-up %s (%.2f) in no play, a hand "
                  "just at its packet: read as that spit card", change.frame, change.zone, reading.label,
                  reading.confidence, second, reading.runner_up_confidence)
-        return replace(reading, label=second, confidence=reading.runner_up_confidence,
-                       runner_up=reading.label, runner_up_confidence=reading.confidence)
+        return reading.as_runner_up()
 
     def _frames_on(self, zone: str, player: Player, start: float, end: float) -> int:
         """How much ``player``'s hand was on ``zone`` between two times: 2 for each frame it
