@@ -208,6 +208,14 @@ class TrackerSettings:
     #: a card outside the zones, and the slot under it was read empty: two false faults)
     hand_diff_beyond: float = 15.0
     hand_min_mm2: float = 1500.0
+    #: an arm-sized blob (``VIEW_END_ARM_MM2``) that has lost its link to the player's edge is
+    #: still that player's arm when at least ``hand_carry_share`` of it lay under their arm in
+    #: the frame before, for at most ``hand_carry_frames`` frames in a row: game 5080 at
+    #: 1280x720, B's dark arm, over B's slot 2 on its way to pile 2, lost its link over the dark
+    #: carpet for two frames; the slot was seen clear of hands, read "empty" under the arm, and
+    #: its 8H taken for a card played (a false F_ILLEGAL_RANK)
+    hand_carry_frames: int = 5
+    hand_carry_share: float = 0.5
     background_still: int = 4  # frames a cell must be still to enter the background
     background_absorb: int = 60  # ... even under a hand blob (nothing living is still for 2 s)
     resting_frames: int = 10  # a blob still this long is resting: it no longer keeps zones unsettled
@@ -305,6 +313,10 @@ class ZoneTracker:
         self._frame_index = -1
         self._prev_grey: np.ndarray | None = None
         self._bg: np.ndarray | None = None
+        #: each player's arms in the last frame (cells), and for how many frames in a row one
+        #: was kept only for lying where their arm lay (``hand_carry_frames``)
+        self._last_arms: dict[Player, np.ndarray] = {}
+        self._arm_carried: dict[Player, int] = {Player.A: 0, Player.B: 0}
         self._prev_cells: np.ndarray | None = None
         self._still_cells: np.ndarray | None = None
         cells_valid = cv2.resize(self._valid.astype(np.float32),
@@ -568,6 +580,9 @@ class ZoneTracker:
         cell_mm = c / s
         w_mm, h_mm = self.cal.layout.size_mm
         hands: list[HandBlob] = []
+        arms = {Player.A: np.zeros(mask.shape, bool), Player.B: np.zeros(mask.shape, bool)}
+        reached: set[Player] = set()
+        carried: set[Player] = set()
         keep = np.zeros_like(mask)
         active = np.zeros_like(mask)
         for i in range(1, n):
@@ -595,8 +610,14 @@ class ZoneTracker:
             from_top = from_top or (from_bottom and (y0_mm <= FAR_EDGE_MM or at_end_b))
             from_bottom = from_bottom or (from_top and (y1_mm >= h_mm - FAR_EDGE_MM or at_end_a))
             if not (from_bottom or from_top):
-                continue  # a blob that does not reach in from a side: a card moved by the light,
-                # or a change that the background has not absorbed yet
+                owner = self._arm_carried_on(blob, area_mm2)
+                if owner is None:
+                    continue  # a blob that does not reach in from a side: a card moved by the
+                    # light, or a change that the background has not absorbed yet
+                from_bottom, from_top = owner is Player.A, owner is Player.B
+                carried.add(owner)
+            else:
+                reached.update(p for p, reach in ((Player.A, from_bottom), (Player.B, from_top)) if reach)
             keep[blob] = 1
             if np.mean(self._still_cells[blob] >= self.s.resting_frames) < 0.8:
                 active[blob] = 1
@@ -609,6 +630,7 @@ class ZoneTracker:
                 ys, xs = np.nonzero(part)
                 if not len(ys):
                     continue
+                arms[player] |= part
                 j = int(np.argmin(ys)) if player is Player.A else int(np.argmax(ys))
                 tip = (float(self._mat_x_cells[xs[j]]), float(self._mat_y_cells[ys[j]]))
                 edge_y = ys.max() if player is Player.A else ys.min()
@@ -624,10 +646,28 @@ class ZoneTracker:
         upd = ((self._still_cells >= self.s.background_still) & (keep == 0)) \
             | (self._still_cells >= self.s.background_absorb)
         cv2.copyTo(cells, upd.view(np.uint8), self._bg)  # in place, as self._bg[upd] = cells[upd]
+        for player in arms:
+            self._arm_carried[player] = 0 if player in reached else (
+                self._arm_carried[player] + 1 if player in carried else 0)
+        self._last_arms = arms
         self.last_mask = keep
         self._active_mask = active
         return hands, keep
 
+
+    def _arm_carried_on(self, blob: np.ndarray, area_mm2: float) -> Player | None:
+        """The player whose arm a blob reaching in from no side still is (``hand_carry_frames``):
+        arm-sized, lying mostly where that player's arm lay in the last frame, and not where the
+        other's did."""
+        if area_mm2 < VIEW_END_ARM_MM2 or not self._last_arms:
+            return None
+        size = np.count_nonzero(blob)
+        under = {p: np.count_nonzero(blob & arm) for p, arm in self._last_arms.items()}
+        owners = [p for p, n in under.items() if n >= self.s.hand_carry_share * size]
+        if len(owners) != 1 or any(under[p] for p in under if p is not owners[0]) \
+                or self._arm_carried[owners[0]] >= self.s.hand_carry_frames:
+            return None
+        return owners[0]
 
     def _follow_strays(self, idx: int, time: float) -> tuple[StrayChange, ...]:
         """Cards at rest outside every zone: where the settled background (``_hands``) now
