@@ -81,6 +81,8 @@ PLAY_CARRY_S = 0.46
 #: bots' shortest motion; a slot seen to lose its card later than this before the touch was
 #: still under the arm that carried it)
 MIN_CARRY_S = 0.15
+#: ... give or take this, a touch's uncertainty (two frames)
+UNDER_TOUCH_SLACK_S = 0.07
 #: a card at rest outside the zones waits this long for the departure that explains it
 STRAY_WAIT_S = 1.0
 #: a spit card waits at most this long for a busy stock slot that may hold an earlier turn ...
@@ -129,6 +131,11 @@ HAND_MEMORY_S = 3.0
 #: evaluation games' small blobs at B's edge (2900-5200 mm^2, no hand in the frame) made the
 #: hand wrong in 25 of 27 plays; a hand with its forearm on the mat is 14000-24000 mm^2
 SECOND_HAND_MM2 = 6000.0
+#: Of a player's two hands, the one whose tip is nearer a slot clearly took its card only when
+#: no further than this share of the other's distance (game 5093: 72 and 81 mm, not clear; of
+#: the 27 cards taken with two hands on the mat in games 5000-5045 with perfect recognition,
+#: 25 at 0.11-0.65, the others at 0.76 and 1.0).
+HAND_NEAR_SHARE = 0.75
 #: A card leaves its slot this long before the slot's picture stops moving (the hand lifting it away).
 LEFT_LAG_S = 0.1
 #: A slapping hand is seen over the pile this long before it lands.
@@ -225,6 +232,9 @@ class _Departure:
     used: bool = False
     since_frame: int | None = None  # the frame where the slot's busy spell that took it began
     since_t: float | None = None  # ... and its time
+    #: when the slot first went busy after its card was last believed there (the earliest the
+    #: hand can have come for it: an earlier busy spell may have settled under the hand)
+    came_t: float | None = None
 
 
 @dataclass
@@ -303,6 +313,8 @@ class Observer:
         self._packet_visit_used: dict[Player, float] = {}  # the packet visit the last spit card came from
         self._departures: list[_Departure] = []
         self._unsettled_since: dict[str, tuple[float, int]] = {}
+        #: stock slots: when each first went busy since its card was last believed there
+        self._first_busy: dict[str, float] = {}
         #: zones that last settled under a hand showing what was not believed (``empty``, or a
         #: card read unsurely), with that change: busy still, as far as explaining goes, until
         #: their next change or until they are read again with no hand over them
@@ -454,8 +466,12 @@ class Observer:
         for zid, obs in tracked.zones.items():
             if not obs.settled:
                 self._unsettled_since.setdefault(zid, (tracked.time, tracked.frame))
+                if zid in self._slot_zones:
+                    self._first_busy.setdefault(zid, tracked.time)
             elif zid not in changed:  # settled again with nothing new: that busy spell is over
                 self._unsettled_since.pop(zid, None)
+                if zid not in self._under_hand and zid not in self._unread:
+                    self._first_busy.pop(zid, None)
         events: list[TableEvent] = []
         changes = sorted(tracked.changes, key=lambda c: self._order(c.zone))
         settling = {c.zone for c in changes}  # zones settling now: still unsettled for what waits
@@ -521,6 +537,9 @@ class Observer:
         events += self._second_looks(tracked, readings, changed)
         events += self._turn_second_looks(tracked, readings, changed)
         events += self._clear_looks(tracked, readings, changed)
+        for zone in changed & self._slot_zones:  # what settled there is believed: a new start
+            if zone not in self._under_hand and zone not in self._unread:
+                self._first_busy.pop(zone, None)
         # ... and so does one that began to wait for the other pile settling in this frame
         piles_awaited |= self._piles_awaited(tracked, settling)
         events += self._release_waiting(tracked, force=bool(piles_awaited - set(self._unread)))
@@ -850,8 +869,9 @@ class Observer:
     def _departure(self, card: str, player: Player, slot: int, change: ZoneChange,
                    since: tuple[float, int]) -> _Departure:
         """``card`` gone from ``player``'s ``slot`` at ``change`` (busy since ``since``)."""
+        came = self._first_busy.get(self._slot_zone.get((player, slot), ""), since[0])
         return _Departure(card, player, slot, self._left(change), change.frame, change.time,
-                          since_frame=change.since_frame, since_t=since[0])
+                          since_frame=change.since_frame, since_t=since[0], came_t=min(came, since[0]))
 
     def _left_under_hand(self, player: Player, card: str) -> _Departure | None:
         """The departure of ``card``, followed to rest outside the zones, from the slot of
@@ -1647,7 +1667,11 @@ class Observer:
                   and (d.time <= settled + 1e-9 or d.start <= settled
                        or (d.since_t is not None and d.since_t <= settled))
                   and d.card != new
-                  and self._hand_was_over(change.zone, d.player, since[0])
+                  # the arbiter followed it to rest there underneath; else its player's hand
+                  # was over the pile (a pale hand on a light mat may not be seen: race-eval
+                  # seed 6454, B's 8S under A's 10H), in time for it to lie underneath
+                  and (d.card in change.beneath or (not self._came_too_late(d, t) and
+                                                    self._hand_was_over(change.zone, d.player, since[0])))
                   and not self._maybe_elsewhere(d, change.zone) and d.card not in change.elsewhere
                   and d.card not in {waiting.label for _, waiting, _ in self._waiting}]  # on top there
         top_source = self._source_of(new, change)
@@ -1699,6 +1723,16 @@ class Observer:
                            card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
+
+    @staticmethod
+    def _came_too_late(dep: _Departure, touched: float) -> bool:
+        """A departed card could not lie under a pile's new top that touched at ``touched``: its
+        slot first went busy after the card was last seen there (the hand came for it) less
+        than ``MIN_CARRY_S`` before (within ``UNDER_TOUCH_SLACK_S``, the touch's uncertainty).
+        Game 5097: B's hand took KC and KH from B's slots 2 and 3 (busy from 0.1 s before A's
+        QS touched pile 1) and put them on the QS; the KH, not followed, was taken for a card
+        under the QS, and the QS then for a card taken back."""
+        return dep.came_t is not None and dep.came_t + MIN_CARRY_S > touched + UNDER_TOUCH_SLACK_S
 
     def _turned_and_played(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                            pile_n: int, touched: float) -> list[TableEvent]:
@@ -2086,7 +2120,11 @@ class Observer:
         than the other (the smaller mat x for A, who faces the far edge, the larger for B),
         wherever it reaches. Which of two hands took a card is then right even when one reaches
         past the other; left and right are only as good as where the arms come in (arms that
-        cross behind the mat's edge come in swapped)."""
+        cross behind the mat's edge come in swapped). When both tips are about as near the slot
+        (``HAND_NEAR_SHARE``) and a card left another of the player's slots at about the same
+        time, clearly taken by one of them, this card went with the other hand (game 5093: A's
+        right hand, on its way to slot 5, was a little nearer slot 4 than the left hand that
+        was coming for it, and two hands at once were called two cards at once)."""
         if start is None:
             return None
         near = [(abs(t - start), arms) for t, p, arms in self._two_hands_seen
@@ -2094,10 +2132,33 @@ class Observer:
         if not near:
             return None
         arms = min(near, key=lambda item: item[0])[1]
-        cx, cy = self._zone[self._slot_zone[(player, slot)]].center
-        took = min(arms, key=lambda arm: math.hypot(arm[1] - cx, arm[2] - cy))
+        took = self._arm_nearest(arms, player, slot)
+        if took is None:
+            others = {d.slot for d in self._departures if d.player is player and d.slot != slot
+                      and abs(d.start - start) <= 0.25}
+            clear = {arm for other in others if (arm := self._arm_nearest(arms, player, other)) is not None}
+            free = [arm for arm in arms if arm not in clear]
+            if len(clear) == 1 and len(free) == 1:
+                took = free[0]
+                log.info("%s's slot %d: both hands about as near, the other took a card from slot %s: "
+                         "taken by the other hand", player, slot, ", ".join(map(str, sorted(others))))
+        if took is None:
+            took = self._arm_nearest(arms, player, slot, clear_only=False)
+            assert took is not None
         lowest = took[0] <= min(arm[0] for arm in arms)
         return Hand.LEFT if lowest == (player is Player.A) else Hand.RIGHT
+
+    def _arm_nearest(self, arms: tuple[tuple[float, float, float], ...], player: Player, slot: int,
+                     clear_only: bool = True) -> tuple[float, float, float] | None:
+        """Of a player's arms (x where it comes in, tip x, tip y), the one whose tip is nearest
+        the player's ``slot``; with ``clear_only``, None unless it is clearly the nearer
+        (``HAND_NEAR_SHARE``)."""
+        cx, cy = self._zone[self._slot_zone[(player, slot)]].center
+        ranked = sorted(arms, key=lambda arm: math.hypot(arm[1] - cx, arm[2] - cy))
+        if clear_only and math.hypot(ranked[0][1] - cx, ranked[0][2] - cy) \
+                > HAND_NEAR_SHARE * math.hypot(ranked[1][1] - cx, ranked[1][2] - cy):
+            return None
+        return ranked[0]
 
     # ------------------------------------------------------------------ slaps
     def _slap_events(self, tracked: TrackedFrame) -> list[TableEvent]:

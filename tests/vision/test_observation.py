@@ -750,6 +750,26 @@ def test_the_hand_that_took_a_card_is_the_one_whose_tip_was_at_the_slot(layout: 
     assert hands == {"4D": Hand.RIGHT, "7H": Hand.LEFT}
 
 
+def test_a_card_taken_with_another_by_two_hands_about_as_near_went_with_the_other_hand(
+        layout: MatLayout) -> None:
+    """Game 5093: A's right hand, on its way to slot 5, was a little nearer slot 4 (72 mm) than
+    A's left hand coming for it (81 mm); both cards were given to the right hand, and two hands
+    at once were called two cards at once. The right hand clearly took slot 5's card: slot 4's
+    went with the left."""
+    edge = layout.size_mm[1]
+    arms = (arm(Player.A, 431.0, (455.0, 375.0), edge), arm(Player.A, 249.0, (308.0, 383.0), edge))
+    table = Table(layout)
+    table.frame_with({"A.stock4": "back", "A.stock5": "back"}, hands=arms)
+    table.idle(3, hands=arms)
+    events = table.frame_with({"pile1": "7H", "pile2": "JS"})
+    assert {str(e.card): e.hand for e in events if isinstance(e, Play)} == {"7H": Hand.RIGHT, "JS": Hand.LEFT}
+    # alone, slot 4's card went with the nearer hand
+    table = Table(layout)
+    table.frame_with({"A.stock4": "back"}, hands=arms)
+    table.idle(3, hands=arms)
+    assert [(type(e), e.hand) for e in table.frame_with({"pile2": "JS"})] == [(Play, Hand.RIGHT)]
+
+
 def test_a_small_second_blob_is_not_the_player_s_other_hand(layout: MatLayout) -> None:
     zones = {z.id: z for z in layout.zones}
     slot1 = zones["A.stock1"].center
@@ -882,6 +902,7 @@ def test_a_pile_waiting_for_a_slot_is_not_released_by_an_arm_over_a_kept_card(la
     table = Table(layout)
     table.busy_since["B.stock3"] = 1  # busy as B's slot 1 went busy: B's hand may hold its 3S
     table.frame_with({"B.stock1": "back"}, unsettled=("B.stock3",))  # 10C left B's slot 1
+    table.idle(6, unsettled=("A.stock5", "B.stock3"))  # A's hand took 7H well before the touch
     waiting = table.frame_with({"pile1": "10C"}, hands=(hand(Player.A, "pile1"), hand(Player.B, "pile1")),
                                unsettled=("A.stock5", "B.stock2", "B.stock3"))
     assert waiting == []  # A's slot 5 may hold a card underneath, B's hand the 3S
@@ -894,8 +915,9 @@ def test_a_pile_waiting_for_a_slot_is_not_released_by_an_arm_over_a_kept_card(la
 
 def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: MatLayout) -> None:
     table = Table(layout)
-    table.frame_with({"A.stock5": "back"})  # 7H left slot 5
-    table.busy_since["A.stock1"] = table.frame - 5  # one hand took 4D from slot 1 with it
+    # 7H left slot 5; one hand took 4D from slot 1 with it (busy since)
+    table.frame_with({"A.stock5": "back"}, unsettled=("A.stock1",))
+    table.busy_since["A.stock1"] = table.frame - 5
     on_pile = (touching(Player.A, "pile1"),)
     table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
     # 7H is seen on pile 1 while slot 1 (4D) is still under A's hand: 4D may be underneath it
@@ -905,6 +927,47 @@ def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: Ma
     assert [(type(e), e.player, str(e.card), e.pile) for e in events] == [
         (Play, Player.A, "4D", 1), (Play, Player.A, "7H", 1)]
     assert events[0].evidence["underneath"] is True and events[0].t < events[1].t
+
+
+def test_a_card_followed_to_rest_under_a_pile_s_top_lies_there_though_its_hand_was_not_seen(
+        layout: MatLayout) -> None:
+    """Race-eval seed 6454 (both recognitions): B's pale hand over the white mat was not seen on
+    pile 2; B's 8S, followed from B's slot to rest on the pile under A's 10H, was found only
+    when A took the 10H back (a false F_LOST_TOUCH, the true one missed)."""
+    for followed in (frozenset({"3S"}), frozenset()):
+        table = Table(layout)
+        table.frame_with({"B.stock3": "back"})  # B's 3S left, B's hand never seen
+        table.idle(6, unsettled=("A.stock1",))
+        table.frame_with({"A.stock1": "back"})  # A's 4D left
+        events = table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),), carried=True,
+                                  beneath=followed)
+        played = [(e.player, str(e.card), e.evidence.get("underneath")) for e in events if isinstance(e, Play)]
+        if followed:
+            assert played == [(Player.B, "3S", True), (Player.A, "4D", ["5D", "3S"])]
+        else:  # no hand of B's on the pile, no follow: not known to lie there
+            assert played == [(Player.A, "4D", ["5D"])]
+
+
+def test_a_card_whose_slot_went_busy_as_the_top_touched_does_not_lie_underneath(layout: MatLayout) -> None:
+    """Game 5097: B's hand took KC and KH from B's slots 2 and 3, busy from 0.1 s before A's QS
+    touched pile 1, and put them on the QS; pile 1 waited for the slots, and the KH was taken
+    for a card under the QS, then the QS for a card taken back (the F_TWO_CARDS missed, a false
+    F_TAKE_BACK). A card carried takes at least MIN_CARRY_S: it comes after the top."""
+    for busy_before, under in ((0, False), (6, True)):
+        table = Table(layout)
+        table.frame_with({"A.stock1": "back"})  # A's 4D left slot 1
+        if busy_before:  # B's hand came to slot 3 this many frames before the pile went busy
+            table.idle(busy_before, unsettled=("B.stock3",))
+        hands = (hand(Player.A, "pile1"), hand(Player.B, "pile1", "B.stock3"))
+        assert table.frame_with({"pile1": "4D"}, hands=hands, unsettled=("B.stock3",)) == []  # waits
+        events = table.frame_with({"B.stock3": "back"})
+        played = [(e.player, str(e.card)) for e in events if isinstance(e, Play)]
+        if under:  # B's slot busy long enough before the touch: the 3S may lie under the 4D
+            assert played == [(Player.B, "3S"), (Player.A, "4D")]
+        else:
+            assert played == [(Player.A, "4D")]
+            on_top = table.frame_with({"pile1": "3S"})
+            assert [(type(e), e.player, str(e.card)) for e in on_top] == [(Play, Player.B, "3S")]
 
 
 def test_a_card_of_the_same_hand_found_beneath_a_carried_top_lies_underneath_when_taken_first(
@@ -936,7 +999,7 @@ def test_a_card_may_lie_underneath_from_when_its_slot_went_busy_under_a_lingerin
     10D seemed to have left after the pile settled: it was not taken for the card underneath,
     and was found only when B took the 8S back."""
     table = Table(layout)
-    table.frame_with({"A.stock5": "back"})  # 7H left slot 5
+    table.frame_with({"A.stock5": "back"}, unsettled=("A.stock1",))  # 7H left slot 5
     table.busy_since["A.stock1"] = table.frame - 5  # slot 1 busy from before: 4D went too
     on_pile = (touching(Player.A, "pile1"),)
     table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
@@ -1984,6 +2047,7 @@ def test_a_pile_waits_for_the_other_players_busy_slot_though_a_card_left_already
     table = Table(layout)
     table.frame_with({"A.stock1": "back"})  # A's 4D left: it may lie under whatever lands
     both = (hand(Player.A, "pile1", "A.stock2"), hand(Player.B, "pile1", "B.stock2"))
+    table.idle(6, unsettled=("A.stock2", "B.stock2"))  # the hands came for KD and QC
     # pile 1 settles showing A's KD (its slot still busy) while B's slot 2 is busy too, B's hand
     # on the pile: B's QC may have gone between
     assert table.frame_with({"pile1": "KD"}, hands=both, unsettled=("A.stock2", "B.stock2")) == []
@@ -2002,6 +2066,7 @@ def test_a_pile_settled_by_its_carry_waits_on_when_it_settles_again_clear_of_the
     table.frame_with({"A.stock1": "back"})  # A's 4D left: it may lie under whatever lands
     both = (hand(Player.A, "pile1", "A.stock2"), hand(Player.B, "pile1", "B.stock2"))
     busy = ("A.stock2", "B.stock2")
+    table.idle(6, unsettled=busy)  # the hands came for KD and QC
     assert table.frame_with({"pile1": "KD"}, hands=both, unsettled=busy, carried=True) == []
     carried_t = table.frame / FPS
     assert table.frame_with({"pile1": "KD"}, hands=both, unsettled=busy) == []  # the same top again
