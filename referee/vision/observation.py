@@ -111,6 +111,11 @@ SPIT_REACH_S = 1.5
 #: A pile read as its old top, its runner-up at least this share as sure, is read as that
 #: runner-up when it can be a spit card (``Observer._read_as_spit``)
 SPIT_RUNNER_UP_SHARE = 0.8
+#: ... and only when its picture changed as much as a new card changes it (the mean grey
+#: difference between its settled views; game 5083's spit AC on the 5C: 19.9; game 5113: B's
+#: arm passing over pile 1 to put B's spit card on pile 2, 6.8, the 2H read again as 2H at
+#: 0.88 and 2D at 0.74 was taken for a spit 2D, and B's 3C on pile 2 was left unexplained)
+SPIT_READ_MIN_DIFFERENCE = 10.0
 #: A pile change waits at most this long for a stock slot to settle when the slot's face-up
 #: card may lie underneath the pile's new top (a hand of the slot's player was on the pile).
 UNDER_WAIT_S = 0.5
@@ -2025,14 +2030,15 @@ class Observer:
 
     def _read_as_spit(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
                       ) -> ZoneReading:
-        """A pile whose picture changed, read as the card it showed, whose runner-up was read
+        """A pile whose picture changed as a new card changes it (``SPIT_READ_MIN_DIFFERENCE``),
+        read as the card it showed, whose runner-up was read
         nearly as surely (``SPIT_RUNNER_UP_SHARE``) and is no card in play (on no zone, in no
         pile), while a player's hand had just been at their packet: read as that card, a spit
         card on the old top. Game 5083 with the model: B's spit AC on the 5C, read 5C at 0.79,
         AC at 0.74; the spit was missed, and A's next play judged before both spit cards were
         turned (a false F_EARLY, and two faults after it missed)."""
         second = reading.runner_up
-        if second is None or second in FACE_UP_LABELS \
+        if second is None or second in FACE_UP_LABELS or change.difference < SPIT_READ_MIN_DIFFERENCE \
                 or not reading.runner_up_confidence >= SPIT_RUNNER_UP_SHARE * reading.confidence:
             return reading
         in_play = set(self.state.tops.values()) | {c.card for pile in self.state.piles.values() for c in pile}

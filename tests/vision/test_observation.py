@@ -56,7 +56,7 @@ class Table:
                    beneath: frozenset[str] = frozenset(), elsewhere: frozenset[str] = frozenset(),
                    runner_up: tuple[str, float] | None = None,
                    guess: str | None = None, showing_number: tuple[str, ...] = (),
-                   confidences: dict[str, float] | None = None) -> list:
+                   confidences: dict[str, float] | None = None, difference: float = 20.0) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
         ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
         in ``self.busy_since``), with
@@ -67,7 +67,8 @@ class Table:
         ``runner_up``: the identity each reading put second;
         ``guess``: for a card not read surely (``card``), the identity it was read as;
         ``showing_number``: zones whose printed number shows when they settle (not occupied);
-        ``confidences``: a reading's confidence where it is not ``confidence``."""
+        ``confidences``: a reading's confidence where it is not ``confidence``; ``difference``:
+        each change's mean grey difference between its settled views."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
@@ -85,7 +86,7 @@ class Table:
                                     busy_since=self.busy_since.get(z) if z in unsettled else None)
                  for z in self.zones}
         made = tuple(ZoneChange(z, self.frame, t, z not in showing_number, True,
-                                self.busy_since.get(z, self.frame - 5), 20.0,
+                                self.busy_since.get(z, self.frame - 5), difference,
                                 hand_over or carried, self.frame - 3, t - 3 / FPS, carried,
                                 elsewhere=elsewhere, beneath=beneath) for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
@@ -880,7 +881,8 @@ def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: Mat
 def test_a_pile_read_as_its_top_a_spit_card_nearly_as_sure_shows_that_spit_card(layout: MatLayout) -> None:
     """Game 5083 with the model: B's spit AC on the 5C, read 5C at 0.79 and AC at 0.74, was
     missed (and A's next play judged before both spit cards were turned: a false F_EARLY).
-    Not a runner-up read much less surely, nor one in play, nor with no hand at a packet."""
+    Not a runner-up read much less surely, nor one in play, nor with no hand at a packet, nor
+    when the picture changed little."""
     table = Table(layout)
     assert table.frame_with({"pile2": "9H"}, hands=(hand(Player.B, "pile2"),), confidence=0.79,
                             runner_up=("AD", 0.74)) == []  # no hand at a packet
@@ -888,6 +890,10 @@ def test_a_pile_read_as_its_top_a_spit_card_nearly_as_sure_shows_that_spit_card(
                             runner_up=("QC", 0.74)) == []  # B's QC lies in B's slot 2
     assert table.frame_with({"pile2": "9H"}, hands=(hand(Player.B, "pile2", "B.packet"),), confidence=0.79,
                             runner_up=("AD", 0.5)) == []  # read much less surely
+    # the picture changed little, as when an arm passes over it (game 5113: 6.8, B's arm on its
+    # way to put B's spit card on the other pile; read 2H at 0.88 as before, 2D at 0.74)
+    assert table.frame_with({"pile2": "9H"}, hands=(hand(Player.B, "pile2", "B.packet"),), confidence=0.79,
+                            runner_up=("AD", 0.74), difference=6.8) == []
     spit = table.frame_with({"pile2": "9H"}, hands=(hand(Player.B, "pile2", "B.packet"),), confidence=0.79,
                             runner_up=("AD", 0.74))
     assert [(type(e), e.player, str(e.card)) for e in spit] == [(SpitTurn, Player.B, "AD")]
@@ -941,7 +947,8 @@ def test_a_card_followed_to_rest_under_a_pile_s_top_lies_there_though_its_hand_w
         table.frame_with({"A.stock1": "back"})  # A's 4D left
         events = table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),), carried=True,
                                   beneath=followed)
-        played = [(e.player, str(e.card), e.evidence.get("underneath")) for e in events if isinstance(e, Play)]
+        played = [(e.player, str(e.card), e.evidence.get("underneath"))
+                  for e in events if isinstance(e, Play)]
         if followed:
             assert played == [(Player.B, "3S", True), (Player.A, "4D", ["5D", "3S"])]
         else:  # no hand of B's on the pile, no follow: not known to lie there
