@@ -630,6 +630,7 @@ class Observer:
         """What is still waiting or held at the end of the video, in time order."""
         events = [ev for zone in list(self._unread) for ev in self._give_up_reading(zone)]
         events += self._release_waiting(tracked, force=True) + self._behind_unread + self._held
+        events += self._early_slaps_at_end(tracked.frame)
         self._behind_unread = []
         self._held, self._held_at = [], None
         return sorted(events, key=lambda e: e.t)
@@ -2310,12 +2311,26 @@ class Observer:
             if not pile_ok or tracked.time < left + EARLY_SLAP_SLOTS_S \
                     or self._slot_busy_since(key[1], left, tracked):
                 keep.append((key, seen, left, pile_ok))
-            elif not self._slots_changed(key[1], seen.first - EARLY_SLAP_SLOTS_S, left):
-                events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=key[1],
-                                   pile=key[0], evidence={"zone": zone, "over_since_t": round(seen.first, 4),
-                                                          "during_play": True, "still_s": seen.still_s,
-                                                          "left_t": round(left, 4)}))
+            elif not self._slots_changed(key[1], seen.first - EARLY_SLAP_SLOTS_S, left, key[0]):
+                events.append(self._early_slap(key, seen, left, tracked.frame))
         self._early_pending = keep
+        return events
+
+    def _early_slap(self, key: tuple[int, Player], seen: _HandSeen, left: float, frame: int) -> Slap:
+        """The slap during play of ``key`` (pile number, player): the hand came at ``seen.first``."""
+        return Slap(t=seen.first + SLAP_LEAD_S, frame=frame, player=key[1], pile=key[0],
+                    evidence={"zone": self._pile_zone[key[0]], "over_since_t": round(seen.first, 4),
+                              "during_play": True, "still_s": seen.still_s, "left_t": round(left, 4)})
+
+    def _early_slaps_at_end(self, frame: int) -> list[TableEvent]:
+        """At the end of the video, the slaps during play still waiting whose pile was clear
+        again as before and whose player's slots were not seen to change meanwhile (game 5104:
+        A's hand left pile 2 0.7 s before the video ended, A's arm still over A's slot 4; the
+        F_EARLY_SLAP was missed)."""
+        events: list[TableEvent] = [
+            self._early_slap(key, seen, left, frame) for key, seen, left, pile_ok in self._early_pending
+            if pile_ok and not self._slots_changed(key[1], seen.first - EARLY_SLAP_SLOTS_S, left, key[0])]
+        self._early_pending = []
         return events
 
 
@@ -2329,7 +2344,7 @@ class Observer:
                 return True
         return False
 
-    def _slots_changed(self, player: Player, since: float, left: float) -> bool:
+    def _slots_changed(self, player: Player, since: float, left: float, pile: int) -> bool:
         """A stock slot of ``player`` was clear again, changed, after ``since``, its busy spell
         begun before ``left`` (when the hand left the pile): a card it took or gave may have
         gone under the hand, or come back from under it (fixture illegal-rank: a play and its
@@ -2339,8 +2354,13 @@ class Observer:
         before (game 5024 at 1280x720: B's other hand lay beside B's slot 2 while B slapped
         pile 2 during play; the slot's picture changed, read as its AC each time, and the early
         slap and its F_EARLY_SLAP were dropped), nor a slot that showed a back and is read since
-        only as the card given as turned there (that game: B turned 5C in slot 3 just before)."""
-        return any(clear >= since and busy_from < left and self._read_otherwise(zone, top, busy_from)
+        only as the card given as turned there (that game: B turned 5C in slot 3 just before).
+        Nor a slot whose card now lies on the other spit pile (game 5102: A's arm, leaving
+        ``pile`` after slapping it, crossed A's slot 3 two frames before it was off the pile,
+        and A's next move took the slot's 8H to the other pile: the F_EARLY_SLAP was missed)."""
+        elsewhere = {c.card for n, stack in self.state.piles.items() if n != pile for c in stack}
+        return any(clear >= since and busy_from < left and top not in elsewhere
+                   and self._read_otherwise(zone, top, busy_from)
                    for busy_from, clear, zone, top in self._slot_changes.get(player, ()))
 
     def _read_otherwise(self, zone: str, top: str, since: float) -> bool:

@@ -1859,6 +1859,41 @@ def test_a_slap_followed_by_a_play_onto_its_pile_is_a_slap(layout: MatLayout) ->
     assert abs(events[0].t - (came + SLAP_LEAD_S)) < 1e-9
 
 
+def test_a_slap_whose_arm_crossed_a_slot_as_it_left_and_a_play_from_it_to_the_other_pile_is_a_slap(
+        layout: MatLayout) -> None:
+    """Game 5102: A's arm, leaving pile 1 after slapping it, crossed A's slot 3 two frames
+    before it was off the pile, and A's next move took the slot's card to pile 2: the slot had
+    changed in a spell begun before the hand left, and the early slap was dropped. Its card lies
+    on the other pile: it did not go under the hand. (To the slapped pile it may have.)"""
+    for to_pile, slaps in ((2, True), (1, False)):
+        table = Table(layout)
+        lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+        assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), lingering) == []
+        events = [ev for _ in range(2) for ev in table.frame_with(hands=lingering, unsettled=("A.stock2",))]
+        events += clear_again(table, "pile1", as_before=True, unsettled=("A.stock2",))
+        events += [ev for _ in range(9) for ev in table.frame_with(unsettled=("A.stock2",))]
+        pile = f"pile{to_pile}"
+        events += table.frame_with({pile: "KD"}, unsettled=("A.stock2",))  # A's KD from slot 2
+        events += clear_again(table, "A.stock2", as_before=False, read="back")
+        events += frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ())
+        assert [(type(e), e.pile) for e in events if isinstance(e, (Slap, Play))] == (
+            [(Play, to_pile), (Slap, 1)] if slaps else [(Play, to_pile)]), to_pile
+
+
+def test_a_slap_during_play_still_waiting_when_the_video_ends_is_given(layout: MatLayout) -> None:
+    """Game 5104: A's hand left pile 2 0.7 s before the video ended, A's arm still over A's
+    slot 4; the slap waited for the slot and was never given (its F_EARLY_SLAP missed)."""
+    table = Table(layout)
+    lingering = (hand_at(Player.A, (300.0, 200.0), "pile1", "A.stock2"),)
+    assert [ev for _ in range(2 * round(EARLY_SLAP_STILL_S * FPS))
+            for ev in table.frame_with(hands=lingering, unsettled=("A.stock2",))] == []
+    assert clear_again(table, "pile1", as_before=True, unsettled=("A.stock2",)) == []
+    assert [ev for _ in range(9) for ev in table.frame_with(unsettled=("A.stock2",))] == []
+    zones = {z: ZoneObservation(z, True, z == "A.stock2", z != "A.stock2", 1.0, 0.0) for z in table.zones}
+    events = table.obs.flush(TrackedFrame(table.frame, table.frame / FPS, zones, (), ()))
+    assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.A, 1)]
+
+
 def test_a_pile_that_looks_different_after_the_hand_left_was_no_slap(layout: MatLayout) -> None:
     table = Table(layout)
     # a card put down under a hand that lingers, and not read (the pile's top stays): the
