@@ -315,6 +315,8 @@ class Observer:
                                                 if z.kind is ZoneKind.PACKET and z.owner is not None}
         #: (time, player, zones covered, zones touched) of every hand seen, for HAND_MEMORY_S
         self._hand_history: deque[tuple[float, Player, tuple[str, ...], tuple[str, ...]]] = deque()
+        #: (time, player, spit pile under the hand's tip) for the hands seen with a tip on a pile
+        self._tips_on_piles: deque[tuple[float, Player, str]] = deque()
         self._packet_visit_used: dict[Player, float] = {}  # the packet visit the last spit card came from
         self._departures: list[_Departure] = []
         self._unsettled_since: dict[str, tuple[float, int]] = {}
@@ -2004,17 +2006,25 @@ class Observer:
     def _spit_player(self, change: ZoneChange, since: tuple[float, int]) -> Player | None:
         """Whose spit card landed on a pile: a player whose hand was at their packet shortly
         before (a visit not already spent on an earlier spit card); of two, the one whose hand
-        was on the pile in the ``SPIT_PLACE_S`` before the card touched it, else the later
-        visit. None: nobody's hand was at their packet."""
+        was on the pile in the ``SPIT_PLACE_S`` before the card touched it; of two as long on
+        it, the one whose hand's tip lay on it longer (game 5110: A's arm and B's, each crossing
+        over the other's pile to the far one, covered pile 1 as long; A's fingertips lay on it
+        6 frames, B's 1); else the later visit. None: nobody's hand was at their packet."""
         visits = self._packet_visits(since)
         if not visits:
             return None
         # of two, the one whose hand was on the pile when the card touched it (another hand may
         # pass over it before or after, on its way to the other pile)
         t = self._touch(change, "spit")
-        on_pile = {p: self._frames_on(change.zone, p, t - SPIT_PLACE_S, t + 1.5 / 30) for p in visits}
+        window = (t - SPIT_PLACE_S, t + 1.5 / 30)
+        on_pile = {p: self._frames_on(change.zone, p, *window) for p in visits}
         best = max(on_pile.values())
         placers = [p for p in visits if on_pile[p] == best]
+        if best > 0 and len(placers) == 2:  # as long on it: the one whose fingertips lay on it longer
+            tips = {p: sum(1 for when, who, zone in self._tips_on_piles
+                           if who is p and zone == change.zone and window[0] <= when <= window[1])
+                    for p in placers}
+            placers = [p for p in placers if tips[p] == max(tips.values())]
         player = placers[0] if best > 0 and len(placers) == 1 else max(visits, key=lambda p: visits[p])
         self._packet_visit_used[player] = visits[player]
         return player
@@ -2063,6 +2073,9 @@ class Observer:
         for hand in tracked.hands:
             per_player[hand.player] = per_player.get(hand.player, 0) + 1
             self._hand_history.append((tracked.time, hand.player, hand.zones, hand.touches))
+            for zone, outline in self._pile_outline.items():
+                if cv2.pointPolygonTest(outline, hand.tip_mm, False) >= 0:
+                    self._tips_on_piles.append((tracked.time, hand.player, zone))
             for zone in dict.fromkeys(hand.zones + hand.touches + self._tip_piles(hand)):
                 self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
         for player, n in per_player.items():
@@ -2076,6 +2089,8 @@ class Observer:
             self._two_hands_seen.popleft()
         while self._hand_history and self._hand_history[0][0] < tracked.time - HAND_MEMORY_S:
             self._hand_history.popleft()
+        while self._tips_on_piles and self._tips_on_piles[0][0] < tracked.time - HAND_MEMORY_S:
+            self._tips_on_piles.popleft()
 
     def _tip_piles(self, hand: HandBlob) -> tuple[str, ...]:
         """The spit pile under the tip of a hand split from another's (two arms joined over a

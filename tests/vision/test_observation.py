@@ -878,6 +878,23 @@ def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: Mat
     assert table.frame_with({"pile2": "2H"}) == []  # no packet visit left: not explained
 
 
+def test_of_two_spitters_as_long_on_the_pile_the_one_whose_fingertips_lay_on_it_placed_the_card(
+        layout: MatLayout) -> None:
+    """Game 5110: A's arm and B's, each crossing over the other's pile to put a spit card on the
+    far one, covered pile 1 as long; A's fingertips lay on it, B's passed on to pile 2. The card
+    was given to B, whose packet visit was the later, and B's own spit card to A."""
+    for a_tip_on_pile in (True, False):
+        table = Table(layout)
+        table.frame_with(hands=(touching(Player.A, "A.packet"),), unsettled=("pile1",))
+        table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile1",))
+        a_tip = layout.zone("pile1").center if a_tip_on_pile else layout.zone("A.stock3").center
+        hands = (hand_at(Player.A, (float(a_tip[0]), float(a_tip[1])), "pile1"),
+                 hand_at(Player.B, tuple(map(float, layout.zone("pile2").center)), "pile1", "pile2"))
+        spit = table.frame_with({"pile1": "3C"}, hands=hands)
+        # no fingertips on it either: the later visit, as before
+        assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.A if a_tip_on_pile else Player.B)]
+
+
 def test_a_pile_read_as_its_top_a_spit_card_nearly_as_sure_shows_that_spit_card(layout: MatLayout) -> None:
     """Game 5083 with the model: B's spit AC on the 5C, read 5C at 0.79 and AC at 0.74, was
     missed (and A's next play judged before both spit cards were turned: a false F_EARLY).
