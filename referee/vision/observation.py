@@ -111,11 +111,15 @@ SPIT_REACH_S = 1.5
 #: A pile read as its old top, its runner-up at least this share as sure, is read as that
 #: runner-up when it can be a spit card (``Observer._read_as_spit``)
 SPIT_RUNNER_UP_SHARE = 0.8
-#: ... and only when its picture changed as much as a new card changes it (the mean grey
-#: difference between its settled views; game 5083's spit AC on the 5C: 19.9; game 5113: B's
-#: arm passing over pile 1 to put B's spit card on pile 2, 6.8, the 2H read again as 2H at
-#: 0.88 and 2D at 0.74 was taken for a spit 2D, and B's 3C on pile 2 was left unexplained)
-SPIT_READ_MIN_DIFFERENCE = 10.0
+#: ... and only when its picture changed as much as a new card changes it
+#: (``NEW_CARD_DIFFERENCE``)
+#: A pile's picture changed at least this much (the mean grey difference between its settled
+#: views) may hold a new card that was misread (``Observer._read_as_spit``,
+#: ``Observer._read_as_alike_departed``); game 5083's spit AC on the 5C: 19.9, game 5084's JH on
+#: the QD: 21.8; game 5113: B's arm passing over pile 1 to put B's spit card on pile 2, 6.8,
+#: the 2H read again as 2H at 0.88 and 2D at 0.74 was taken for a spit 2D, and B's 3C on pile 2
+#: was left unexplained
+NEW_CARD_DIFFERENCE = 10.0
 #: A pile change waits at most this long for a stock slot to settle when the slot's face-up
 #: card may lie underneath the pile's new top (a hand of the slot's player was on the pile).
 UNDER_WAIT_S = 0.5
@@ -1895,20 +1899,49 @@ class Observer:
         spit card JD was read as JD again (QD at 0.28), and every later play from B's slot 5 was
         refused."""
         second, label = reading.runner_up, reading.label
-        if second is None or label in FACE_UP_LABELS or label in self._returning \
-                or self._holder(label) is not None:
+        if label in FACE_UP_LABELS or label in self._returning or self._holder(label) is not None:
             return reading
         if self._recent_departure(label, change) is not None:
             return reading
-        dep = self._find_departure(second)
+        dep = None if second is None else self._find_departure(second)
         if dep is None or dep.time < since[0] - PAIR_WINDOW_S or second in change.elsewhere \
                 or not self._hand_was_over(change.zone, dep.player, since[0]) \
                 or self._maybe_elsewhere(dep, change.zone):
-            return reading
+            return self._read_as_alike_departed(change, reading, since)
         log.info("frame %d: %s read as %s (%.2f), from nowhere; its runner-up %s (%.2f) left %s's slot %d: "
                  "read as %s", change.frame, change.zone, label, reading.confidence, second,
                  reading.runner_up_confidence, dep.player.value, dep.slot, second)
         return reading.as_runner_up()
+
+    def _read_as_alike_departed(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
+                                ) -> ZoneReading:
+        """A pile's new top read as a card that came from nowhere, with no hand at a packet (no
+        spit card), when exactly one card of a player whose hand was on the pile, that left a
+        slot unexplained or lies in a slot still busy, has its rank or its suit (``_alike``), and
+        the pile's picture changed as a new card changes it (``NEW_CARD_DIFFERENCE``): read as
+        that card. Game 5084 with the model: B's JH on pile 2 read QH at 0.62 (runner-up
+        AD), its slot still under B's hand, was left unexplained, and B's KS, moved to the slot
+        the JH had left, was judged a move onto an occupied slot (a false F_BAD_MOVE)."""
+        label = reading.label
+        here = {c.card for c in self.state.piles.get(self._zone[change.zone].number or 0, [])}
+        if label in here or self._packet_visits(since) or change.difference < NEW_CARD_DIFFERENCE:
+            return reading  # (read as a card of this pile, its old top too: nothing from nowhere)
+        cards = {d.card for d in self._departures
+                 if not d.used and d.time >= since[0] - PAIR_WINDOW_S and _alike(label, d.card)
+                 and self._hand_was_over(change.zone, d.player, since[0])
+                 and not self._maybe_elsewhere(d, change.zone)}
+        for (player, _), zone in self._slot_zone.items():
+            top = self.state.tops.get(zone, "empty")
+            if (zone in self._unsettled_since or zone in self._under_hand) and _alike(label, top) \
+                    and self._hand_was_over(change.zone, player, since[0]):
+                cards.add(top)
+        cards -= change.elsewhere
+        if len(cards) != 1:
+            return reading
+        card, = cards
+        log.info("frame %d: %s read as %s (%.2f), from nowhere, no hand at a packet; %s, alike, left a slot "
+                 "or may have: read as %s", change.frame, change.zone, label, reading.confidence, card, card)
+        return replace(reading, label=card, guess=None)
 
     def _source_of(self, card: str, change: ZoneChange, exclude: tuple[Player, int] | None = None
                    ) -> tuple[Player, int, float | None] | None:
@@ -2041,7 +2074,7 @@ class Observer:
 
     def _read_as_spit(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
                       ) -> ZoneReading:
-        """A pile whose picture changed as a new card changes it (``SPIT_READ_MIN_DIFFERENCE``),
+        """A pile whose picture changed as a new card changes it (``NEW_CARD_DIFFERENCE``),
         read as the card it showed, whose runner-up was read
         nearly as surely (``SPIT_RUNNER_UP_SHARE``) and is no card in play (on no zone, in no
         pile), while a player's hand had just been at their packet: read as that card, a spit
@@ -2049,7 +2082,7 @@ class Observer:
         AC at 0.74; the spit was missed, and A's next play judged before both spit cards were
         turned (a false F_EARLY, and two faults after it missed)."""
         second = reading.runner_up
-        if second is None or second in FACE_UP_LABELS or change.difference < SPIT_READ_MIN_DIFFERENCE \
+        if second is None or second in FACE_UP_LABELS or change.difference < NEW_CARD_DIFFERENCE \
                 or not reading.runner_up_confidence >= SPIT_RUNNER_UP_SHARE * reading.confidence:
             return reading
         in_play = set(self.state.tops.values()) | {c.card for pile in self.state.piles.values() for c in pile}

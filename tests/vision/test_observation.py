@@ -878,6 +878,28 @@ def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: Mat
     assert table.frame_with({"pile2": "2H"}) == []  # no packet visit left: not explained
 
 
+def test_a_pile_read_as_a_card_from_nowhere_shows_the_one_alike_card_that_left(layout: MatLayout) -> None:
+    """Game 5084 with the model: B's JH on pile 2 read QH at 0.62, its runner-up AD, was left
+    unexplained, and B's KS moved to the slot the JH had left was judged a move onto an
+    occupied slot (a false F_BAD_MOVE). The one card of the rank or suit read that left a slot
+    of a player whose hand was on the pile is the card; not when the picture changed little (an
+    arm passing), nor when a hand was at a packet (a spit card), nor a card unlike it."""
+    on_pile = (hand(Player.B, "pile2"),)
+    # (else the card that left is taken for one underneath, and the QH is not explained)
+    cases = ((("B.stock2", "back"), 20.0, (), [(Play, "QC", False)]),  # QC left B's slot 2: a queen
+             (("B.stock2", "back"), 6.8, (), [(Play, "QC", True)]),  # the picture hardly changed
+             (("B.stock2", "back"), 20.0, ("B.packet",), [(Play, "QC", True), (SpitTurn, "QH", False)]),
+             (("B.stock3", "back"), 20.0, (), [(Play, "3S", True)]))  # 3S: neither a queen nor a heart
+    for (slot, now), difference, packet, expected in cases:
+        table = Table(layout)
+        table.frame_with({slot: now}, hands=(hand(Player.B, slot),))
+        events = table.frame_with({"pile2": "QH"}, hands=(hand(Player.B, "pile2", *packet),),
+                                  difference=difference, runner_up=("AD", 0.2), confidence=0.62,
+                                  before=on_pile)
+        assert [(type(e), str(e.card), e.evidence.get("underneath") is True) for e in events] == expected, \
+            (slot, difference, packet)
+
+
 def test_of_two_spitters_as_long_on_the_pile_the_one_whose_fingertips_lay_on_it_placed_the_card(
         layout: MatLayout) -> None:
     """Game 5110: A's arm and B's, each crossing over the other's pile to put a spit card on the
