@@ -111,8 +111,6 @@ SPIT_REACH_S = 1.5
 #: A pile read as its old top, its runner-up at least this share as sure, is read as that
 #: runner-up when it can be a spit card (``Observer._read_as_spit``)
 SPIT_RUNNER_UP_SHARE = 0.8
-#: ... and only when its picture changed as much as a new card changes it
-#: (``NEW_CARD_DIFFERENCE``)
 #: A pile's picture changed at least this much (the mean grey difference between its settled
 #: views) may hold a new card that was misread (``Observer._read_as_spit``,
 #: ``Observer._read_as_alike_departed``); game 5083's spit AC on the 5C: 19.9, game 5084's JH on
@@ -2074,11 +2072,11 @@ class Observer:
 
     def _read_as_spit(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
                       ) -> ZoneReading:
-        """A pile whose picture changed as a new card changes it (``NEW_CARD_DIFFERENCE``),
-        read as the card it showed, whose runner-up was read
-        nearly as surely (``SPIT_RUNNER_UP_SHARE``) and is no card in play (on no zone, in no
-        pile), while a player's hand had just been at their packet: read as that card, a spit
-        card on the old top. Game 5083 with the model: B's spit AC on the 5C, read 5C at 0.79,
+        """A pile whose picture changed as a new card changes it (``NEW_CARD_DIFFERENCE``), read
+        as the card it showed, whose runner-up was read nearly as surely
+        (``SPIT_RUNNER_UP_SHARE``) and is no card in play (on no zone, in no pile), while a
+        player's hand had just been at their packet: read as that card, a spit card on the old
+        top. Game 5083 with the model: B's spit AC on the 5C, read 5C at 0.79,
         AC at 0.74; the spit was missed, and A's next play judged before both spit cards were
         turned (a false F_EARLY, and two faults after it missed)."""
         second = reading.runner_up
