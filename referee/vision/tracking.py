@@ -213,10 +213,12 @@ class TrackerSettings:
     #: the frame before, for at most ``hand_carry_frames`` frames in a row: game 5080 at
     #: 1280x720, B's dark arm, over B's slot 2 on its way to pile 2, lost its link over the dark
     #: carpet for two frames; the slot was seen clear of hands, read "empty" under the arm, and
-    #: its 8H taken for a card played (a false F_ILLEGAL_RANK). Not a blob at rest
-    #: (``resting_frames``): a resting arm passes into the background bit by bit
+    #: its 8H taken for a card played (a false F_ILLEGAL_RANK). Only a blob of which at least
+    #: ``hand_carry_moving`` moved since the last frame (an arm is alive; what a hand leaves
+    #: behind, such as the mat where a pile it took lay, is not)
     hand_carry_frames: int = 5
     hand_carry_share: float = 0.5
+    hand_carry_moving: float = 0.05
     background_still: int = 4  # frames a cell must be still to enter the background
     background_absorb: int = 60  # ... even under a hand blob (nothing living is still for 2 s)
     resting_frames: int = 10  # a blob still this long is resting: it no longer keeps zones unsettled
@@ -659,13 +661,15 @@ class ZoneTracker:
     def _arm_carried_on(self, blob: np.ndarray, area_mm2: float) -> Player | None:
         """The player whose arm a blob reaching in from no side still is (``hand_carry_frames``):
         arm-sized, lying mostly where that player's arm lay in the last frame, and not where the
-        other's did, and not at rest (an arm lying still passes into the background bit by bit,
-        its link to the edge first: game 5102, A's arm still over A's slot 5 for 2 s, taken on,
-        put a turn there 0.2 s later)."""
+        other's did, and alive: some of it moved since the last frame (``hand_carry_moving``).
+        What a hand leaves behind does not move: fixture round-end, where A took pile 1, the
+        mat where the pile had lain differed from the background like a hand (7225 mm^2, 0-1 %
+        of it moving); carried on, it joined B's arm and was never let into the background,
+        and the next deal was lost (game 5080's arm: 28 % moving)."""
         if area_mm2 < VIEW_END_ARM_MM2 or not self._last_arms:
             return None
         assert self._still_cells is not None
-        if np.mean(self._still_cells[blob] >= self.s.resting_frames) >= 0.8:
+        if np.mean(self._still_cells[blob] == 0) < self.s.hand_carry_moving:
             return None
         size = np.count_nonzero(blob)
         under = {p: np.count_nonzero(blob & arm) for p, arm in self._last_arms.items()}

@@ -158,35 +158,41 @@ def test_an_arm_that_loses_its_link_to_the_edge_for_a_few_frames_is_still_that_a
     """Game 5080 at 1280x720: B's dark arm, over B's slot 2 on its way to pile 2, lost its link to
     B's edge over the dark carpet for two frames; the slot was seen clear of hands, read "empty"
     under the arm, and its 8H taken for a card played. An arm-sized blob lying where a player's
-    arm lay is still that arm, for ``hand_carry_frames`` frames; one never linked is nothing,
-    and nor is a card-sized one."""
+    arm lay, and moving, is still that arm, for ``hand_carry_frames`` frames; one never linked
+    is nothing, nor a card-sized one, nor one that does not move (fixture round-end: the mat
+    where a pile A took had lain)."""
     cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
     with open_video(FIXTURES / "exchange" / "video.mp4") as source:
         empty = next(iter(source)).image
+
+    def arm_frame(x0: float, y0: float) -> np.ndarray:
+        frame = empty.copy()
+        _with_arm(frame, cal, (x0, x0 + 50.0), (y0, 200.0))
+        return frame
+
+    linked = arm_frame(270.0, -40.0)  # B's arm from beyond B's edge
     tracker = ZoneTracker(cal)
     tracker.update(empty, 0.0)
-    linked, cut = empty.copy(), empty.copy()
-    _with_arm(linked, cal, (270.0, 320.0), (-40.0, 200.0))  # B's arm from beyond B's edge
-    _with_arm(cut, cal, (270.0, 320.0), (5.0, 200.0))  # the same, cut off from the edge
-    first = tracker.update(linked, 1 / 30).hands
-    assert [str(h.player) for h in first] == ["B"]
+    assert [str(h.player) for h in tracker.update(linked, 1 / 30).hands] == ["B"]
     carry = tracker.s.hand_carry_frames
     seen = []
-    for k in range(carry + 2):
-        seen.append([(str(h.player), "B.stock3" in h.zones)
-                     for h in tracker.update(cut, (k + 2) / 30).hands])
+    for k in range(carry + 2):  # cut off from the edge, moving on a little each frame
+        hands = tracker.update(arm_frame(270.0 + 3.0 * (k + 1), 5.0), (k + 2) / 30).hands
+        seen.append([(str(h.player), "B.stock3" in h.zones) for h in hands])
     assert seen[:carry] == [[("B", True)]] * carry
-    assert seen[carry:] == [[], []]  # not for ever: a card left where the arm lay is no arm
+    assert seen[carry:] == [[], []]  # not for ever
 
     tracker = ZoneTracker(cal)
     tracker.update(empty, 0.0)
-    assert tracker.update(cut, 1 / 30).hands == ()  # never linked: no arm
-    small = empty.copy()
-    _with_arm(small, cal, (270.0, 320.0), (95.0, 200.0))  # a card-sized part
+    tracker.update(linked, 1 / 30)
+    assert tracker.update(arm_frame(270.0, 5.0), 2 / 30).hands == ()  # cut off and still: no arm
+    tracker = ZoneTracker(cal)
+    tracker.update(empty, 0.0)
+    assert tracker.update(arm_frame(273.0, 5.0), 1 / 30).hands == ()  # never linked: no arm
     tracker = ZoneTracker(cal)
     tracker.update(empty, 0.0)
     tracker.update(linked, 1 / 30)
-    assert tracker.update(small, 2 / 30).hands == ()
+    assert tracker.update(arm_frame(273.0, 95.0), 2 / 30).hands == ()  # card-sized
 
 
 def test_hand_cells_say_where_hands_move_and_where_they_rest() -> None:
