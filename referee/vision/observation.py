@@ -2104,10 +2104,9 @@ class Observer:
         for hand in tracked.hands:
             per_player[hand.player] = per_player.get(hand.player, 0) + 1
             self._hand_history.append((tracked.time, hand.player, hand.zones, hand.touches))
-            for zone, outline in self._pile_outline.items():
-                if cv2.pointPolygonTest(outline, hand.tip_mm, False) >= 0:
-                    self._tips_on_piles.append((tracked.time, hand.player, zone))
-            for zone in dict.fromkeys(hand.zones + hand.touches + self._tip_piles(hand)):
+            at_tip = self._piles_at_tip(hand)
+            self._tips_on_piles.extend((tracked.time, hand.player, zone) for zone in at_tip)
+            for zone in dict.fromkeys(hand.zones + hand.touches + self._joined_tip_piles(hand, at_tip)):
                 self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
         for player, n in per_player.items():
             if n >= 2:
@@ -2123,15 +2122,19 @@ class Observer:
         while self._tips_on_piles and self._tips_on_piles[0][0] < tracked.time - HAND_MEMORY_S:
             self._tips_on_piles.popleft()
 
-    def _tip_piles(self, hand: HandBlob) -> tuple[str, ...]:
-        """The spit pile under the tip of a hand split from another's (two arms joined over a
-        pile): the split gives the pile's centre to one of them, but the other's tip may lie on
-        it too (race-eval seed 6228: A's 10C landed under B's 8C while A's part of the joined
-        arms reached pile 1 without its centre; the 10C was not looked for underneath)."""
-        if not hand.merged:
-            return ()
+    def _piles_at_tip(self, hand: HandBlob) -> tuple[str, ...]:
+        """The spit piles whose outline holds the hand's tip."""
         return tuple(z for z, outline in self._pile_outline.items()
-                     if z not in hand.zones and cv2.pointPolygonTest(outline, hand.tip_mm, False) >= 0)
+                     if cv2.pointPolygonTest(outline, hand.tip_mm, False) >= 0)
+
+    @staticmethod
+    def _joined_tip_piles(hand: HandBlob, at_tip: tuple[str, ...]) -> tuple[str, ...]:
+        """The spit pile under the tip (``at_tip``) of a hand split from another's (two arms
+        joined over a pile), whose centre it does not cover: the split gives the pile's centre
+        to one of them, but the other's tip may lie on it too (race-eval seed 6228: A's 10C
+        landed under B's 8C while A's part of the joined arms reached pile 1 without its centre;
+        the 10C was not looked for underneath)."""
+        return tuple(z for z in at_tip if z not in hand.zones) if hand.merged else ()
 
     def _hand_player(self, zone: str, since: float, until: float) -> Player | None:
         """The player whose hand was over ``zone`` last between ``since`` and ``until``."""
