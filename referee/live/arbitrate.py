@@ -60,6 +60,7 @@ import numpy as np
 from referee.events import Move, Play, Slap, TableEvent
 from referee.players import Player
 from referee.vision import arbitration as ar
+from referee.vision.layering_reader import LayeringReader
 from referee.vision.mat import ZoneKind
 from referee.vision.observation import PLAY_CARRY_S
 from referee.vision.tracking import StrayChange, TrackedFrame, ZoneTracker
@@ -84,6 +85,9 @@ class ArbiterSettings:
     #: 10H put 0.05 s after it left, 0.26 s early, from 8 views of a track that lost it)
     min_carry_s: float = 0.12
     faces_per_slot: int = 3  # faces kept per stock slot (the latest one cut before the card left is used)
+    #: the slapping hands' layering model (:mod:`referee.vision.layering_reader`; default the
+    #: shipped models/hand-layering.onnx); None: the layering by the hands' colours
+    layering_model: str | None = "default"
     slap_before_frames: int = 15  # hand views from this long before the first slap ...
     slap_after_frames: int = 7  # ... to this long after the last (both hands lie still)
     #: where the background was taken (this many frames before the window) until stop 31; it
@@ -298,6 +302,9 @@ class Arbiter:
 
     def __init__(self, tracker: ZoneTracker, settings: ArbiterSettings | None = None) -> None:
         self.s = settings or ArbiterSettings()
+        model = self.s.layering_model
+        self._layering = (None if model is None
+                          else LayeringReader.shared(None if model == "default" else model))
         self.costs = ArbiterCosts()
         self._held: list[_HeldSlap] = []
         self._behind_slaps: list[Arbitrated] = []  # events that came while a pair of slaps was held
@@ -971,6 +978,7 @@ class Arbiter:
                   "no longer show them") if late else self._hand_views(
                       min(s.t for s in slaps), piles, max(s.frame for s in slaps) + self.s.slap_after_frames)
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
+        strips: dict[int, ar.HandViews] = {}
         if isinstance(window, str):
             hands = {n: window for n in piles}
         else:
@@ -979,8 +987,8 @@ class Arbiter:
             for pile_n in sorted(piles):
                 try:
                     zone = self.layout.zone(f"pile{pile_n}")
-                    hands[pile_n] = ar.hand_tracks(views, times, zone, self.geo_small,
-                                                   background=background)[0]
+                    hands[pile_n], strips[pile_n] = ar.hand_tracks(views, times, zone, self.geo_small,
+                                                                   background=background)
                 except ValueError as exc:
                     hands[pile_n] = str(exc)
         if len(slaps) == 2 and slaps[0].pile != slaps[1].pile:
@@ -990,7 +998,7 @@ class Arbiter:
         out: list[Arbitrated] = []
         for pile_n in sorted({s.pile for s in slaps}):
             on = [s for s in slaps if s.pile == pile_n]
-            out += self._order_slaps(on, hands[pile_n], tracked)
+            out += self._order_slaps(on, hands[pile_n], tracked, strips.get(pile_n))
         return out
 
     def _covered(self, tracks: dict[Player, ar.HandTrack] | str, player: Player) -> float:
@@ -1124,12 +1132,13 @@ class Arbiter:
                 for s in slaps if all(s is not q for q in dropped)]
 
     def _order_slaps(self, slaps: list[Slap], tracks: dict[Player, ar.HandTrack] | str,
-                     tracked: TrackedFrame) -> list[Arbitrated]:
+                     tracked: TrackedFrame, hands: ar.HandViews | None = None) -> list[Arbitrated]:
         """One pile's slaps (one or two players): touch times from the arms' stops and, for
-        two, the call (:func:`~referee.vision.arbitration.decide_slap`); in the order called,
-        or, when there is no call (the later slap's verdict then says so), in the order of the
-        stops when both are usable, else as seen. A slap marked ``lingering`` (a hand on the
-        pile since the round ended) or ``joined`` is dropped unless its arm's stop is usable."""
+        two, the call (:func:`~referee.vision.arbitration.decide_slap`, the layering read from
+        ``hands``' last view by the layering model when there is one); in the order called, or,
+        when there is no call (the later slap's verdict then says so), in the order the
+        evidence leans to, else as seen. A slap marked ``lingering`` (a hand on the pile since
+        the round ended) or ``joined`` is dropped unless its arm's stop is usable."""
         contacts: dict[Player, ar.ContactEstimate | None] = {}
         errors: dict[Player, str] = {}
         for s in slaps:
@@ -1152,15 +1161,20 @@ class Arbiter:
         note = None
         if len(order) == 2:
             if not isinstance(tracks, str) and all(s.player in tracks for s in order):
-                layering = ar.hand_layering({s.player: tracks[s.player] for s in order})
-                arb = ar.decide_slap({s.player: contacts.get(s.player) for s in order}, layering)
+                layering, decision = ar.slap_layering({s.player: tracks[s.player] for s in order}, hands,
+                                                      self._layering)
+                arb = ar.decide_slap({s.player: contacts.get(s.player) for s in order}, layering, decision)
             if arb is not None and arb.first is not None:
                 order = sorted(order, key=lambda s: s.player is not arb.first)
             else:
                 reason = arb.reason if arb is not None \
                     else "not arbitrated: " + "; ".join(dict.fromkeys(errors.values()))
                 stops = [t for t in (usable(s) for s in order) if t is not None]
-                if len(stops) == len(order):  # the likelier order, said to be unsure
+                lead = arb.lead if arb is not None else None
+                if lead is not None:  # the likelier order, said to be unsure
+                    order = sorted(order, key=lambda s: s.player is not lead)
+                    kept = f"{lead} is likelier first"
+                elif len(stops) == len(order):
                     order = [s for _, s in sorted(zip(stops, order, strict=True), key=lambda item: item[0])]
                     kept = f"{order[0].player}'s hand stopped first"
                 else:

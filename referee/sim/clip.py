@@ -39,7 +39,7 @@ from referee.sim.camera import Camera, random_camera
 from referee.sim.decks import BUILTIN_DECKS, get_deck
 from referee.sim.kinematics import smoothstep
 from referee.sim.matart import mat_art
-from referee.sim.motion import Choreography, DealtCards
+from referee.sim.motion import Choreography, DealtCards, MotionConfig
 from referee.sim.render import Renderer
 from referee.sim.scenarios import Fragment, is_prelude
 from referee.sim.scene import Lighting, MatArt, Scene, blend_lighting, random_effects, random_lighting
@@ -108,8 +108,10 @@ def motion_records(fragment: Fragment) -> list[Record]:
     return [replace(r, t=when[id(r)]) if id(r) in when else r for r in fragment.records]
 
 
-def choreography(fragment: Fragment, mat_size: tuple[float, float] | None = None) -> Choreography:
-    """The motion of a fragment, with the true face-down cards of every deal."""
+def choreography(fragment: Fragment, mat_size: tuple[float, float] | None = None,
+                 config: MotionConfig | None = None) -> Choreography:
+    """The motion of a fragment, with the true face-down cards of every deal (``config``: the
+    motion model's knobs, default :class:`~referee.sim.motion.MotionConfig`)."""
     dealt: dict[int, DealtCards] = {}
     deals = iter(fragment.deals)
     for index, ev in enumerate(fragment.table_events):
@@ -119,7 +121,7 @@ def choreography(fragment: Fragment, mat_size: tuple[float, float] | None = None
                 dealt[index] = DealtCards(d.stock, d.packet)
     _, zones = mat_art()
     return Choreography(motion_records(fragment), seed=fragment.seed, dealt=dealt, zones=zones,
-                        mat_size=mat_size or (594.0, 420.0))
+                        mat_size=mat_size or (594.0, 420.0), config=config)
 
 
 def lighting_at(base: Lighting, visuals: dict[str, Any], t: float) -> Lighting:

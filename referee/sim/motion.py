@@ -201,6 +201,12 @@ class MotionConfig:
     take_pile_s: float = 0.5  # carrying a taken pile to the packet
     take_back_s: float = 0.4  # carrying a card taken back
     slap_hold_s: float = 0.45  # a slapping hand stays on the pile at least this long
+    slap_spread_mm: float = 8.0  # a slapping hand's palm lands this far from the pile's centre (sd)
+    #: a second slapping hand lands on the first this much beyond it, toward the other player;
+    #: drawn from the range when it is one (``spit-referee train-hand-layering`` renders its
+    #: slaps with hands anywhere on each other, so that where a hand lies does not tell its order)
+    slap_aside_mm: tuple[float, float] = (18.0, 18.0)
+    slap_aside_x_mm: float = 0.0  # ... and this far sideways (sd)
 
 
 # --------------------------------------------------------------------------- card tracks
@@ -1057,9 +1063,14 @@ class Choreography:
         if under:
             height = max(under) + HAND_ON_HAND_MM
         rng = self._rng
-        cx, cy = x + rng.gauss(0, 8), y + rng.gauss(0, 8)
+        cfg = self.config
+        cx, cy = x + rng.gauss(0, cfg.slap_spread_mm), y + rng.gauss(0, cfg.slap_spread_mm)
         if under:
-            cy += -18.0 if ev.player is Player.A else 18.0
+            low, high = cfg.slap_aside_mm
+            aside = low if low == high else rng.uniform(low, high)
+            cy += -aside if ev.player is Player.A else aside
+            if cfg.slap_aside_x_mm > 0:
+                cx += rng.gauss(0, cfg.slap_aside_x_mm)
         contact = arm.over(cx, cy, height, 0.85)
         hold = ev.t + self.config.slap_hold_s + rng.uniform(0, 0.15)
         # A hand already underneath stays until this one has landed on it.

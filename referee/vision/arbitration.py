@@ -43,12 +43,16 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from referee.players import Player
 from referee.vision.mat import Zone
+
+if TYPE_CHECKING:
+    from referee.vision.layering_reader import LayeringReader
 
 log = logging.getLogger(__name__)
 
@@ -1168,6 +1172,8 @@ class Arbitration:
     p_a_first_layering: float | None
     contacts: dict[Player, ContactEstimate | None] = field(default_factory=dict)
     layering: Layering | None = None
+    #: the side the combined evidence leans to, named or not (None: no evidence either way)
+    lead: Player | None = None
 
     def to_evidence(self) -> dict[str, object]:
         """A JSON-able summary for an event's ``evidence``."""
@@ -1234,20 +1240,21 @@ def decide(contacts: dict[Player, ContactEstimate | None], layering: Layering | 
     lead = Player.A if p >= 0.5 else Player.B
     conf = max(p, 1 - p)
     detail = "; ".join(notes)
+    leaning = lead if logit != 0 else None
     if agree is False:
         why = f"{side_t} first by the trajectories, {side_l}'s {what} underneath"
         return Arbitration(None, conf, False, f"no call: the evidence disagrees ({why}); {detail}",
-                           p_traj, p_layer, dict(contacts), layering)
+                           p_traj, p_layer, dict(contacts), layering, leaning)
     if conf < st.call_p:
         weak = side_t is None and side_l is None
         why = "both kinds of evidence are weak" if weak else "the evidence is too weak"
         return Arbitration(None, conf, agree, f"no call: {why} ({lead} ahead at {conf:.2f}); {detail}",
-                           p_traj, p_layer, dict(contacts), layering)
+                           p_traj, p_layer, dict(contacts), layering, leaning)
     basis = "trajectories and layering agree" if agree else (
         "from the trajectories alone" if side_l is None and side_t is not None else
         "from the layering alone" if side_t is None and side_l is not None else "from the combined evidence")
     return Arbitration(lead, conf, agree, f"{lead} {verb} first ({basis}, {conf:.3f}); {detail}",
-                       p_traj, p_layer, dict(contacts), layering)
+                       p_traj, p_layer, dict(contacts), layering, lead)
 
 
 def decide_first_touch(contacts: dict[Player, ContactEstimate | None], layering: Layering | None,
@@ -1398,7 +1405,7 @@ class HandTrack:
         return len(self.times)
 
 
-def _columns(geo: ViewGeometry, x0: float, x1: float, width: int) -> tuple[int, int]:
+def view_columns(geo: ViewGeometry, x0: float, x1: float, width: int) -> tuple[int, int]:
     """The view columns between mat x0 and x1."""
     return (max(0, int(round((x0 + geo.margin_mm) * geo.px_per_mm))),
             min(width, int(round((x1 + geo.margin_mm) * geo.px_per_mm))))
@@ -1412,14 +1419,18 @@ def hand_strip_columns(piles: Sequence[Zone], geometry: ViewGeometry, width: int
     xs = [float(p.center[0]) for p in piles]
     if not xs:
         return 0, width
-    u0, u1 = _columns(geometry, min(xs) - st.half_width_mm, max(xs) + st.half_width_mm, width)
+    u0, u1 = view_columns(geometry, min(xs) - st.half_width_mm, max(xs) + st.half_width_mm, width)
     return max(0, u0 - 2), min(width, u1 + 2)
 
 
 def _strip(view: np.ndarray, geo: ViewGeometry, x0: float, x1: float, st: HandSettings) -> np.ndarray:
     """The view between mat x0 and x1 (all rows), shrunk to ``st.px_per_mm``."""
-    u0, u1 = _columns(geo, x0, x1, view.shape[1])
-    crop = view[:, u0:u1]
+    u0, u1 = view_columns(geo, x0, x1, view.shape[1])
+    return shrink_strip(view[:, u0:u1], geo, st)
+
+
+def shrink_strip(crop: np.ndarray, geo: ViewGeometry, st: HandSettings) -> np.ndarray:
+    """Columns of a view (``geo``'s scale) shrunk to ``st.px_per_mm``: a hand strip."""
     f = st.px_per_mm / geo.px_per_mm
     size = (max(1, int(round(crop.shape[1] * f))), max(1, int(round(crop.shape[0] * f))))
     return cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
@@ -1536,6 +1547,7 @@ class HandViews:
     pile: np.ndarray  # (h, w) bool
     px_per_mm: float
     labels: np.ndarray  # (n, h, w) int32: 1 A's hand, 2 B's, else none
+    last: np.ndarray  # (h, w, 3) uint8: the last view's strip in colour (what the layering model reads)
 
 
 def _label_hands(strips: list[np.ndarray], grey: np.ndarray, fg: np.ndarray, bands: dict[Player, np.ndarray],
@@ -1682,7 +1694,7 @@ def hand_tracks(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray
         own = (mine & in_pile[None]).sum(axis=(1, 2)) * cell
         seen = None if by_colour is None else by_colour[:, 0 if p is Player.A else 1]
         out[p] = HandTrack(p, t, still_on.mean(axis=1), arm, over, own, seen)
-    return out, HandViews(grey, fg, in_pile, s, labels)
+    return out, HandViews(grey, fg, in_pile, s, labels, strips[-1])
 
 
 def estimate_slap_contact(track: HandTrack, settings: HandSettings | None = None) -> ContactEstimate:
@@ -1761,11 +1773,29 @@ def hand_layering(tracks: dict[Player, HandTrack], settings: HandSettings | None
 SLAP_DECISION = DecisionSettings(layering_max_logit=3.0)
 
 
+#: The layering model's reading (:mod:`referee.vision.layering_reader`) counts for at most
+#: log-odds 4.6 (p 0.99): it outweighs arms' stops less than about 2 sd apart (the stops err by
+#: 10-45 ms, a frame is 33 ms), and stops far apart outweigh it. On held-out renders of slap
+#: races it named the hand underneath in every picture (models/HAND_LAYERING.md).
+SLAP_DECISION_READ = DecisionSettings(layering_max_logit=4.6)
+
+
 def decide_slap(contacts: dict[Player, ContactEstimate | None], layering: Layering | None,
                 settings: DecisionSettings | None = None) -> Arbitration:
     """E2: whose hand came down on the pile first, like :func:`decide_first_touch`, with
-    :data:`SLAP_DECISION`: the call comes from the arms' stops; the layering is reported."""
+    :data:`SLAP_DECISION` (the layering read by the hands' colours) or, for the layering model's
+    reading, :data:`SLAP_DECISION_READ`."""
     return decide(contacts, layering, settings or SLAP_DECISION, what="hand", verb="slapped")
+
+
+def slap_layering(tracks: dict[Player, HandTrack], hands: HandViews | None, reader: LayeringReader | None,
+                  settings: HandSettings | None = None) -> tuple[Layering, DecisionSettings]:
+    """Which hand lies underneath and how much that counts: read by the layering model from the
+    last view's strip when there is a model (:data:`SLAP_DECISION_READ`), else by the hands'
+    colours (:func:`hand_layering`, :data:`SLAP_DECISION`)."""
+    if reader is not None and hands is not None:
+        return reader.layering(hands.last), SLAP_DECISION_READ
+    return hand_layering(tracks, settings), SLAP_DECISION
 
 
 @dataclass(frozen=True)
@@ -1779,12 +1809,13 @@ class SlapEvidence:
 def arbitrate_slap(views: Sequence[np.ndarray], times: Sequence[float] | np.ndarray, pile: Zone,
                    geometry: ViewGeometry | None = None, *, background: np.ndarray | None = None,
                    players: Sequence[Player] | None = None, settings: HandSettings | None = None,
-                   decision: DecisionSettings | None = None) -> SlapEvidence:
+                   decision: DecisionSettings | None = None, reader: LayeringReader | None = None
+                   ) -> SlapEvidence:
     """E2 from video: both hands round ``pile`` (:func:`hand_tracks`; the last view with both
-    hands lying still), their touch times, the layering, and the call. ``players``: who
-    slapped this pile, when the caller knows (from the slaps it saw); otherwise a player
-    takes part when their hand covered the pile's core. When only one player's hand came
-    down here, that player is first."""
+    hands lying still), their touch times, the layering (:func:`slap_layering`: by ``reader``,
+    the layering model, when given), and the call. ``players``: who slapped this pile, when
+    the caller knows (from the slaps it saw); otherwise a player takes part when their hand
+    covered the pile's core. When only one player's hand came down here, that player is first."""
     st = settings or HandSettings()
     tracks, hands = hand_tracks(views, times, pile, geometry, background=background, settings=st)
     contacts: dict[Player, ContactEstimate | None] = {}
@@ -1813,7 +1844,7 @@ def arbitrate_slap(views: Sequence[np.ndarray], times: Sequence[float] | np.ndar
     if len(present) == 1:
         p = present[0]
         arb = Arbitration(p, 1.0, None, f"only {p}'s hand came down on {pile.id}", None, None,
-                          dict(contacts), None)
+                          dict(contacts), None, p)
         return SlapEvidence(arb, tracks, contacts, errors)
-    layering = hand_layering(tracks, st)
-    return SlapEvidence(decide_slap(contacts, layering, decision), tracks, contacts, errors)
+    layering, read_settings = slap_layering(tracks, hands, reader, st)
+    return SlapEvidence(decide_slap(contacts, layering, decision or read_settings), tracks, contacts, errors)

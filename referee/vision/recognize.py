@@ -320,16 +320,20 @@ def assign(xyxy: np.ndarray, scores: np.ndarray, class_id: np.ndarray, index_cod
 # ---------------------------------------------------------------------------- the models
 
 
-def _thread_count() -> int:
+def thread_count() -> int:
     return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                       else (os.cpu_count() or 1), 4))
 
 
-def _session(path: Path, threads: int) -> object:
-    """An onnxruntime session of ``path``; MissingPrerequisite or InputError naming the file."""
+CARD_MODEL_HINT = ("card model", "spit-referee train", "models/MODEL_CARD.md")
+
+
+def onnx_session(path: Path, threads: int, hint: tuple[str, str, str] = CARD_MODEL_HINT) -> object:
+    """An onnxruntime session of ``path``; MissingPrerequisite or InputError naming the file.
+    ``hint``: what the model is, the command that trains it, and its model card."""
+    what, command, card = hint
     if not path.is_file():
-        raise MissingPrerequisite(f"no card model at {path}: train one with spit-referee train, "
-                                  "see models/MODEL_CARD.md")
+        raise MissingPrerequisite(f"no {what} at {path}: train one with {command}, see {card}")
     try:
         import onnxruntime as ort
     except ImportError:  # pragma: no cover - a dependency of the package
@@ -346,7 +350,7 @@ def _session(path: Path, threads: int) -> object:
         return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
         raise InputError(f"not a readable ONNX model ({str(exc).splitlines()[0][:160]}); "
-                         "train one with spit-referee train or restore the file", str(path)) from None
+                         f"train one with {command} or restore the file", str(path)) from None
 
 
 def _names(session: object, path: Path) -> tuple[str, ...]:
@@ -402,8 +406,8 @@ class Recognizer:
         self.path = Path(path)
         self.index_path = Path(index_path) if index_path is not None else index_model_path(self.path)
         self.conf, self.iou, self.scales = conf, iou, tuple(scales)
-        n_threads = threads or _thread_count()
-        self.session: Any = _session(self.path, n_threads)
+        n_threads = threads or thread_count()
+        self.session: Any = onnx_session(self.path, n_threads)
         names = _names(self.session, self.path)
         if names != DETECTOR_CLASSES:
             raise InputError(f"not a card detector of this version: its classes are {names[:4]}... "
@@ -428,7 +432,7 @@ class Recognizer:
     def _classifier(self, path: Path, threads: int, what: str) -> tuple[Any, np.ndarray, int]:
         """A 52-identity classifier's session, its output columns' identities (0-51) and its
         crop side (fixed by the graph, else the ``imgsz`` its export wrote in the metadata)."""
-        session: Any = _session(path, threads)
+        session: Any = onnx_session(path, threads)
         names = _names(session, path)
         if sorted(names) != sorted(CODES):
             raise InputError(f"not {what}: its classes are {names[:4]}... ({len(names)}), expected the "

@@ -243,6 +243,30 @@ class TrackerSettings:
     stray_zone_pad_mm: float = 8.0  # round each zone: a card askew on its zone is not a stray
 
 
+def view_size(mat_mm: tuple[float, float], settings: TrackerSettings) -> tuple[int, int, int]:
+    """The rectified view's width and height (pixels) and its hand cell (pixels): the mat and
+    its margin at ``px_per_mm``. The cell is an even number of view pixels and the view a
+    whole number of cells, so that every shrink is by a whole factor (OpenCV's fast path)."""
+    s, m = settings.px_per_mm, settings.margin_mm
+    cell = 2 * max(1, int(round(settings.cell_mm * s / 2)))
+    out_w = -(-int(round((mat_mm[0] + 2 * m) * s)) // cell) * cell
+    out_h = -(-int(round((mat_mm[1] + 2 * m) * s)) // cell) * cell
+    return out_w, out_h, cell
+
+
+def view_maps(calibration: Calibration, settings: TrackerSettings,
+              columns: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """For each pixel of the rectified view (or of its ``columns``, view pixels ``[u0, u1)``),
+    where it lies in the camera image (x and y maps for ``cv2.remap``)."""
+    s, m = settings.px_per_mm, settings.margin_mm
+    out_w, out_h, _ = view_size(calibration.layout.size_mm, settings)
+    u0, u1 = columns if columns is not None else (0, out_w)
+    uu, vv = np.meshgrid(np.arange(u0, u1, dtype=np.float64), np.arange(out_h, dtype=np.float64))
+    grid = np.stack([(uu.ravel() + 0.5) / s - m, (vv.ravel() + 0.5) / s - m], axis=1)
+    img = calibration.mat_to_image(grid).astype(np.float32)
+    return img[:, 0].reshape(out_h, u1 - u0), img[:, 1].reshape(out_h, u1 - u0)
+
+
 class ZoneTracker:
     """Follows every zone of the mat and the hands over it; feed it frames in order."""
 
@@ -251,17 +275,8 @@ class ZoneTracker:
         self.s = settings or TrackerSettings()
         s, m = self.s.px_per_mm, self.s.margin_mm
         w_mm, h_mm = calibration.layout.size_mm
-        # the hand cells are an even number of view pixels and the view a whole number of
-        # cells, so that every shrink is by a whole factor (OpenCV's fast path)
-        cell = 2 * max(1, int(round(self.s.cell_mm * s / 2)))
-        self._out_w = -(-int(round((w_mm + 2 * m) * s)) // cell) * cell
-        self._out_h = -(-int(round((h_mm + 2 * m) * s)) // cell) * cell
-        uu, vv = np.meshgrid(np.arange(self._out_w, dtype=np.float64),
-                             np.arange(self._out_h, dtype=np.float64))
-        grid = np.stack([(uu.ravel() + 0.5) / s - m, (vv.ravel() + 0.5) / s - m], axis=1)
-        img = calibration.mat_to_image(grid).astype(np.float32)
-        mx = img[:, 0].reshape(self._out_h, self._out_w)
-        my = img[:, 1].reshape(self._out_h, self._out_w)
+        self._out_w, self._out_h, cell = view_size((w_mm, h_mm), self.s)
+        mx, my = view_maps(calibration, self.s)
         iw, ih = calibration.image_size
         self._valid = ((mx >= 0) & (mx <= iw - 1) & (my >= 0) & (my <= ih - 1))
         self._map1, self._map2 = cv2.convertMaps(mx, my, cv2.CV_16SC2)
