@@ -1658,9 +1658,15 @@ class Observer:
             for at in lifts:  # the top card first
                 gone = pile.pop()
                 player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
-                if gone.player is not None and gone.slot is not None \
-                        and not self._back_in_its_slot(gone, reading):  # (not seen there already)
-                    self._returning[gone.card] = (gone.player, gone.slot)
+                if gone.player is not None and gone.slot is not None:
+                    # back in a slot that has not settled since it left (the hand never left
+                    # it): what the slot shows when it settles says whether it left again
+                    # (game 5138: B's QS taken back to slot 3 and moved on to slot 1 in one
+                    # busy spell; slot 3's back, when it settled, was taken for the play's
+                    # departure, and the QS for a turn in slot 1)
+                    self._gone_before_settled.discard((gone.card, gone.player, gone.slot))
+                    if not self._back_in_its_slot(gone, reading):  # (not seen there already)
+                        self._returning[gone.card] = (gone.player, gone.slot)
                 taken.append(TakeBack(t=at, frame=change.frame, player=player,
                                       pile=pile_n, card=Card.parse(gone.card),
                                       evidence=self._evidence(change, reading, since)))

@@ -478,6 +478,24 @@ def test_a_card_taken_back_and_played_again_before_its_slot_showed_it(layout: Ma
         (Play, Player.A, 2, 2, "KD")]
 
 
+def test_a_card_taken_back_and_moved_on_before_its_slot_settled(layout: MatLayout) -> None:
+    # game 5138: B's QS played and taken back to its slot, then moved to an empty slot, the
+    # hand over that slot all along; the slot, settling on the card beneath, was taken for the
+    # play's own departure, and the QS arriving in the empty slot for a turn there
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty"})  # 4D left slot 1 ...
+    table.frame_with({"pile1": "4D"}, hands=(touching(Player.A, "pile1"),))  # ... onto pile 1
+    over = (hand(Player.A, "pile2", "A.stock2"),)
+    played = table.frame_with({"pile2": "KD"}, hands=over, unsettled=("A.stock2",))
+    assert [(type(e), e.slot, str(e.card)) for e in played] == [(Play, 2, "KD")]
+    back = table.frame_with({"pile2": "9H"}, hands=over, unsettled=("A.stock2",))
+    assert [(type(e), str(e.card)) for e in back] == [(TakeBack, "KD")]
+    assert table.frame_with({"A.stock2": "back"}, hand_over=True) == []  # it left again ...
+    events = table.frame_with({"A.stock1": "KD"})  # ... for the empty slot
+    assert [(type(e), e.player, e.from_slot, e.to_slot, str(e.card)) for e in events] == [
+        (Move, Player.A, 2, 1, "KD")]
+
+
 def test_a_card_followed_outside_the_zones_left_its_slot_though_the_slot_was_read_only_under_the_hand(
         layout: MatLayout) -> None:
     # game 5060: B's AS put beside the mat's corner slot and back 1 s later, B's hand over the
