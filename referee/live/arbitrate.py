@@ -1160,9 +1160,12 @@ class Arbiter:
         arb: ar.Arbitration | None = None
         note = None
         if len(order) == 2:
-            if not isinstance(tracks, str) and all(s.player in tracks for s in order):
-                layering, decision = ar.slap_layering({s.player: tracks[s.player] for s in order}, hands,
-                                                      self._layering)
+            # the layering model needs only the picture: a hand not seen at its edge in the last
+            # view (slap-eval seed 6519: B's arm, its stop then unknown) is read there too
+            readable = self._layering is not None and hands is not None
+            if not isinstance(tracks, str) and (readable or all(s.player in tracks for s in order)):
+                layering, decision = ar.slap_layering({s.player: tracks[s.player] for s in order
+                                                       if s.player in tracks}, hands, self._layering)
                 arb = ar.decide_slap({s.player: contacts.get(s.player) for s in order}, layering, decision)
             if arb is not None and arb.first is not None:
                 order = sorted(order, key=lambda s: s.player is not arb.first)

@@ -425,6 +425,37 @@ def test_a_hand_that_hovered_over_the_pile_is_timed_where_its_arm_came_down() ->
     assert next(e for e in out if e.player is Player.A).t < 1.5
 
 
+def test_a_slap_whose_arm_is_not_seen_at_its_edge_is_still_ordered_by_the_layering_model() -> None:
+    # slap-eval seed 6519: B's arm was not found where it crosses B's edge in the last view, so
+    # B had no hand track; with only A's, the pair was left in the order seen (A first, wrong).
+    # The layering model reads the picture alone: here slap-same's, where B's hand lies under A's
+    from referee.live.arbitrate import Arbiter
+    from referee.train_hands import StripRectifier
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    folder = FIXTURES / "slap-same"
+    cal = load_calibration(folder / "calibration.yaml")
+    later = max(s.frame or 0 for s in truth_events("slap-same") if isinstance(s, Slap))
+    with open_video(folder / "video.mp4") as source:
+        frame = next(f for i, f in enumerate(source) if i == later + 7)
+    strip = StripRectifier(cal, float(cal.layout.zone("pile2").center[0]))(frame.image)
+    arbiter = Arbiter(ZoneTracker(cal))
+    times = np.arange(1.0, 1.8, 1 / 30)
+    n = len(times)
+    settled = np.clip((times - 1.42) * 30 + 0.5, 0, 1)
+    tracks = {Player.A: ar.HandTrack(Player.A, times, settled, np.full(n, 3000.0), np.full(n, 5000.0),
+                                     np.full(n, 2500.0))}
+    empty = np.zeros((n, *strip.shape[:2]))
+    hands = ar.HandViews(empty.astype(np.float32), empty.astype(bool), empty[0].astype(bool), 0.5,
+                         empty.astype(np.int32), strip)
+    a = Slap(t=1.40, frame=42, player=Player.A, pile=2)
+    b = Slap(t=1.45, frame=43, player=Player.B, pile=2)
+    now = TrackedFrame(53, 1.767, {}, (), ())
+    out = [item.event for item in arbiter._order_slaps([a, b], tracks, now, hands)]
+    assert [e.player for e in out] == [Player.B, Player.A]
+    assert (out[0].evidence or {})["arbitration"]["first"] == "B"
+
+
 def test_what_is_kept_is_bounded() -> None:
     referee = refereed("exchange")
     assert referee.arbiter is not None
