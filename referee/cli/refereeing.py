@@ -49,7 +49,8 @@ def train_hand_layering(seed: int, seeds: int, epochs: int, out: str | None, wor
     lies underneath (rule E2), then export it to ONNX (models/HAND_LAYERING.md).
 
     Needs the [train] extra (torch): pip install -e ".[train]". On this project's 2-core CPU
-    the default (800 races, 20 epochs) takes about 45 minutes to render and 20 to train.
+    the default (800 races, 20 epochs) takes about half an hour to render and a quarter of an
+    hour to train (one thread); the shipped model was made with --threads 1.
     """
     from dataclasses import replace
 
