@@ -96,8 +96,8 @@ class LayeringReader:
         within ``dead_zone`` of 0.5."""
         p = self.p_a_under(strip)
         under = Player.A if p >= 0.5 + dead_zone else Player.B if p <= 0.5 - dead_zone else None
-        what = f"the layering model gives P(A's hand underneath) {p:.2f}"
-        reason = f"{under}'s hand lies underneath: {what}" if under else f"no clear layering: {what}"
+        reason = (f"{under}'s hand lies underneath, as the layering model reads the picture" if under
+                  else f"no clear layering: the layering model reads P(A's hand underneath) {p:.2f}")
         return Layering(under, p if under else 0.5, abs(2 * p - 1) if under else 0.0, {}, reason)
 
 
