@@ -1424,7 +1424,8 @@ class Observer:
             self._settle_departure(self._departures[-1])
         if new in FACE_UP_LABELS:
             return []
-        if self._returning.pop(new, None) == (player, slot):
+        if self._returning.get(new) == (player, slot):
+            del self._returning[new]
             return []  # back from a pile: the take-back was given when the pile changed
         gone = next((d for d in reversed(self._departures)
                      if not d.used and d.player is player and d.slot == slot and d.card == new), None)

@@ -478,10 +478,25 @@ def test_a_card_taken_back_and_played_again_before_its_slot_showed_it(layout: Ma
         (Play, Player.A, 2, 2, "KD")]
 
 
+def test_a_card_taken_back_and_moved_to_an_empty_slot_before_its_own_showed_it(layout: MatLayout) -> None:
+    # game 5138: B's QS taken back to slot 3 and moved on to the empty slot 1 before slot 3
+    # ever showed it; the QS arriving in slot 1 dropped its way back to slot 3 from the
+    # observer's memory, and was taken for a turn there
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty"})
+    table.frame_with({"pile1": "4D"}, hands=(touching(Player.A, "pile1"),))
+    table.frame_with({"A.stock2": "back"})
+    assert [type(e) for e in table.frame_with({"pile2": "KD"})] == [Play]
+    assert [type(e) for e in table.frame_with({"pile2": "9H"})] == [TakeBack]
+    events = table.frame_with({"A.stock1": "KD"})
+    assert [(type(e), e.player, e.from_slot, e.to_slot, str(e.card)) for e in events] == [
+        (Move, Player.A, 2, 1, "KD")]
+
+
 def test_a_card_taken_back_and_moved_on_before_its_slot_settled(layout: MatLayout) -> None:
-    # game 5138: B's QS played and taken back to its slot, then moved to an empty slot, the
-    # hand over that slot all along; the slot, settling on the card beneath, was taken for the
-    # play's own departure, and the QS arriving in the empty slot for a turn there
+    # as above, but the slot never settled between the play and the take-back (the hand over
+    # it all along): the slot, settling on the card beneath, was taken for the play's own
+    # departure, and the card arriving in the empty slot for a turn there
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})  # 4D left slot 1 ...
     table.frame_with({"pile1": "4D"}, hands=(touching(Player.A, "pile1"),))  # ... onto pile 1
