@@ -297,14 +297,18 @@ def _hand_track_of(tracks: dict[Player, ar.HandTrack] | str, player: Player) -> 
     return None if isinstance(tracks, str) else tracks.get(player)
 
 
+def layering_reader(settings: ArbiterSettings) -> LayeringReader | None:
+    """The slapping hands' layering model the settings name (None: by the hands' colours)."""
+    model = settings.layering_model
+    return None if model is None else LayeringReader.shared(None if model == "default" else model)
+
+
 class Arbiter:
     """Keeps the recent views and the stock slots' faces; refines the observer's events."""
 
     def __init__(self, tracker: ZoneTracker, settings: ArbiterSettings | None = None) -> None:
         self.s = settings or ArbiterSettings()
-        model = self.s.layering_model
-        self._layering = (None if model is None
-                          else LayeringReader.shared(None if model == "default" else model))
+        self._layering = layering_reader(self.s)
         self.costs = ArbiterCosts()
         self._held: list[_HeldSlap] = []
         self._behind_slaps: list[Arbitrated] = []  # events that came while a pair of slaps was held

@@ -700,7 +700,21 @@ def _layering(moment: Moment, evidence: Recomputed) -> str:
         )
     )
     lay = evidence.layering
-    if lay is not None and evidence.hands:
+    if lay is not None and evidence.hands and evidence.layering_strip is not None and not lay.shown:
+        strip = evidence.layering_strip
+        parts.append(
+            f"<p><b>Recomputed from the hands' last frame:</b> {h.esc(lay.reason)} "
+            f"(P(A's hand underneath) {lay.p_a_under:.2f})</p>"
+        )
+        parts.append(h.figure(h.img_tag(strip, width=3 * strip.shape[1], alt="the picture read"),
+                              "the mat round the pile as the layering model read it "
+                              "(A's edge at the bottom)"))
+        parts.append(
+            '<p class="small">The hand that came down first lies underneath: the later one lands on it. '
+            "A small model trained on simulator slaps reads which from this picture "
+            "(models/HAND_LAYERING.md; measured on renders only).</p>"
+        )
+    elif lay is not None and evidence.hands:
         rows = [[str(p), f"{last} mm²", f"{most} mm²", f"{1 - last / most:.0%}" if most else "-"]
                 for p, (last, most) in sorted(lay.shown.items())]
         parts.append(

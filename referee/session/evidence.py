@@ -20,7 +20,7 @@ run from ``SLAP_WARMUP_FRAMES`` before those views, so its picture of the mat ha
 it sees the hands as the referee's did, not exactly so); both hands round the slapped pile
 (:func:`~referee.vision.arbitration.hand_tracks`), each hand's stop
 (:func:`~referee.vision.arbitration.estimate_slap_contact`) and, for two slaps on one pile,
-the lost area (:func:`~referee.vision.arbitration.hand_layering`) and the call
+the layering read by the layering model (:func:`~referee.vision.arbitration.slap_layering`) and the call
 (:func:`~referee.vision.arbitration.decide_slap`). A hand not found, or frames of the window
 missing from the recording, leave :attr:`HandEvidence.error` saying so.
 """
@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from referee.events import Move, Play, Slap, TableEvent
-from referee.live.arbitrate import ArbiterSettings
+from referee.live.arbitrate import ArbiterSettings, layering_reader
 from referee.live.source import Frame
 from referee.players import Player
 from referee.vision import arbitration as ar
@@ -94,6 +94,7 @@ class Recomputed:
     notes: list[str] = field(default_factory=list)
     hands: list[HandEvidence] = field(default_factory=list)
     hand_views: ar.HandViews | None = None  # the strip round the slapped pile, as hand_tracks split it
+    layering_strip: np.ndarray | None = None  # the picture the hands' layering was read from (slaps)
     hand_geometry: ar.ViewGeometry | None = None  # of the small views the hands were followed in
 
 
@@ -353,9 +354,9 @@ def _slaps(calibration: Any, frames: dict[int, Frame], slaps: list[Slap], out: R
             except ValueError as exc:
                 hand.error = str(exc)
         players = {hand.player for hand in on}
-        if len(on) == 2 and len(players) == 2:
-            if all(hand.track is not None for hand in on):
-                out.layering = ar.hand_layering({p: tracks[p] for p in players})
-            else:
-                out.notes.append("a hand was not found round the pile: no layering")
-            out.arbitration = ar.decide_slap({hand.player: hand.contact for hand in on}, out.layering)
+        if len(on) == 2 and len(players) == 2:  # as the arbiter: the layering model reads the picture
+            out.layering, decision = ar.slap_layering({p: tracks[p] for p in players if p in tracks},
+                                                      hand_views, layering_reader(SLAP))
+            out.layering_strip = hand_views.last
+            contacts = {hand.player: hand.contact for hand in on}
+            out.arbitration = ar.decide_slap(contacts, out.layering, decision)

@@ -77,8 +77,8 @@ def test_on_the_frames_the_referee_saw_the_hands_are_timed_as_it_timed_them(reco
         frames: dict[int, Frame] = {f.index: f for f in source if span[0] <= f.index <= span[1]}
     evidence = recompute(calibration_at(open_session(recorded), 0), frames, moment.table_events)
     check_hands(evidence, {Player.A: 0.001, Player.B: 0.001})
-    assert evidence.arbitration is not None and evidence.arbitration.agree is True  # the hands' colours too
-    assert "by their colours" in evidence.arbitration.reason
+    assert evidence.arbitration is not None and evidence.arbitration.agree is True  # the layering too
+    assert "as the layering model reads the picture" in evidence.arbitration.reason
     assert str(evidence.arbitration.first) == logged_first(moment) == "B"
 
 
@@ -106,6 +106,7 @@ def test_the_page_shows_the_hands_on_a_timeline(page: str) -> None:
     assert page.count("B first, then A") == 2  # recomputed and logged
     assert "not recomputed" not in page and "no hand track" not in page
     assert "Recomputed from the hands' last frame" in page
+    assert re.search(r'<img src="data:image/png;base64,[^"]+" [^>]*alt="the picture read"', page)
     assert re.search(r"<td>A slap pile:2</td><td>1\.55\d \+- 0\.011 s[^<]*</td><td>hand stop</td>"
                      r"<td>1\.55\d \+- 0\.011 s[^<]*</td><td>[+-]\d\.\d ms</td>", page)
 
