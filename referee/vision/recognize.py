@@ -320,7 +320,7 @@ def assign(xyxy: np.ndarray, scores: np.ndarray, class_id: np.ndarray, index_cod
 # ---------------------------------------------------------------------------- the models
 
 
-def thread_count() -> int:
+def _thread_count() -> int:
     return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                       else (os.cpu_count() or 1), 4))
 
@@ -406,7 +406,7 @@ class Recognizer:
         self.path = Path(path)
         self.index_path = Path(index_path) if index_path is not None else index_model_path(self.path)
         self.conf, self.iou, self.scales = conf, iou, tuple(scales)
-        n_threads = threads or thread_count()
+        n_threads = threads or _thread_count()
         self.session: Any = onnx_session(self.path, n_threads)
         names = _names(self.session, self.path)
         if names != DETECTOR_CLASSES:
