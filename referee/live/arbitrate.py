@@ -982,7 +982,7 @@ class Arbiter:
                   "no longer show them") if late else self._hand_views(
                       min(s.t for s in slaps), piles, max(s.frame for s in slaps) + self.s.slap_after_frames)
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
-        strips: dict[int, ar.HandViews] = {}
+        hand_views: dict[int, ar.HandViews] = {}
         if isinstance(window, str):
             hands = {n: window for n in piles}
         else:
@@ -991,8 +991,8 @@ class Arbiter:
             for pile_n in sorted(piles):
                 try:
                     zone = self.layout.zone(f"pile{pile_n}")
-                    hands[pile_n], strips[pile_n] = ar.hand_tracks(views, times, zone, self.geo_small,
-                                                                   background=background)
+                    hands[pile_n], hand_views[pile_n] = ar.hand_tracks(views, times, zone, self.geo_small,
+                                                                       background=background)
                 except ValueError as exc:
                     hands[pile_n] = str(exc)
         if len(slaps) == 2 and slaps[0].pile != slaps[1].pile:
@@ -1002,7 +1002,7 @@ class Arbiter:
         out: list[Arbitrated] = []
         for pile_n in sorted({s.pile for s in slaps}):
             on = [s for s in slaps if s.pile == pile_n]
-            out += self._order_slaps(on, hands[pile_n], tracked, strips.get(pile_n))
+            out += self._order_slaps(on, hands[pile_n], tracked, hand_views.get(pile_n))
         return out
 
     def _covered(self, tracks: dict[Player, ar.HandTrack] | str, player: Player) -> float:
