@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import os
 import platform
 import time
 from pathlib import Path
@@ -105,7 +106,7 @@ def main() -> None:
         print(f"  wrong: {n} P(B underneath) {q}")
     median = float(np.median(times)) if times else float("nan")
     print(f"median {median:.2f} ms per reading on {platform.processor() or platform.machine()}, "
-          f"{len(__import__('os').sched_getaffinity(0))} cores")
+          f"{len(os.sched_getaffinity(0))} cores")
     print(json.dumps({"what": what, **result, "wrong": wrong, "median_ms": round(median, 2)}))
 
 

@@ -41,13 +41,13 @@ import numpy as np
 from referee.errors import MissingPrerequisite
 from referee.events import Slap
 from referee.sim.motion import MotionConfig
+from referee.train import TRAIN_EXTRA
 from referee.vision import arbitration as ar
 from referee.vision.calibration import Calibration
 from referee.vision.layering_reader import standardise
 from referee.vision.mat import load_layout
 from referee.vision.tracking import TrackerSettings, view_maps, view_size
 
-TRAIN_EXTRA = 'pip install -e ".[train]"'
 Progress = Callable[[int, int], None]
 
 
