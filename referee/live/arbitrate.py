@@ -154,6 +154,9 @@ class ArbiterSettings:
     #: poorly all the way (race-eval seed 6084 with the model: B's 8S at 0.45-0.54).
     beneath_score: float = 0.5
     slot_near_mm: float = 10.0
+    #: a followed card has left its slot once found this far from where it lay there (which of
+    #: two cards one hand took was taken first: ``Landing.taken_before``)
+    left_slot_mm: float = 3.0
     min_gap_s: float = 0.001  # ordered events at least this far apart (a refined time: after the last judged)
     #: in a race, the recogniser's word on which card lies on top is left out when the pile's
     #: reading put the other race card second at least this share as surely (game 5017 at
@@ -211,6 +214,9 @@ class Landing:
     #: the other cards followed from their slots that were last found on this pile, not moving
     #: (one that touched it first, now under this one)
     beneath: frozenset[str] = frozenset()
+    #: of ``beneath``, the cards whose follows left their slots before this card's did
+    #: (``ArbiterSettings.left_slot_mm``): one hand that took two holds the first beneath
+    taken_before: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -480,8 +486,8 @@ class Arbiter:
                 if score < self.s.landing_score:
                     continue
                 face.landed = True
-                out[pile] = Landing(pile, face.label, slot, face.frame + i, t, score)
-        return [self._placed(landing) for landing in out.values()]
+                out[pile] = (Landing(pile, face.label, slot, face.frame + i, t, score), face)
+        return [self._placed(landing, face) for landing, face in out.values()]
 
     def strays(self, tracked: TrackedFrame) -> list[StrayChange]:
         """Cards followed from their slots that now lie still outside every zone (each face's
@@ -527,7 +533,7 @@ class Arbiter:
             return None
         return x, y, i, f.time(i), float(np.median([f.score(j) for j in range(i, len(f))]))
 
-    def _placed(self, landing: Landing) -> Landing:
+    def _placed(self, landing: Landing, landed: _Face) -> Landing:
         """``landing`` with where the follows place the other cards: ``elsewhere`` (found in the
         last view outside its pile, or moving as in a hand (``landing_carried_mm``), over the
         pile too, or last found on the other pile) and ``beneath`` (the others last found on
@@ -537,7 +543,8 @@ class Arbiter:
         the pile, was taken for one underneath). A card last found well on the pile and poorly
         since, or lost, is under it (``placed_score``); one whose last fair find
         (``beneath_score``) was off the pile, and which was lost on its way from its slot, is
-        placed nowhere (race-eval seed 6121)."""
+        placed nowhere (race-eval seed 6121). ``taken_before``: those beneath that left their
+        slots before ``landed``'s card left its own."""
         beneath, elsewhere = set(), set()
         for faces in self._faces.values():
             for face in faces:
@@ -573,7 +580,24 @@ class Arbiter:
                     if covered or (fair is not None and self._pile_at(*fair) == landing.zone) \
                             or f.found_since_its_slot(self.s.slot_near_mm):
                         beneath.add(face.label)
-        return replace(landing, beneath=frozenset(beneath - elsewhere), elsewhere=frozenset(elsewhere))
+        beneath -= elsewhere
+        return replace(landing, beneath=frozenset(beneath), elsewhere=frozenset(elsewhere),
+                       taken_before=frozenset(self._taken_before(landed, beneath)))
+
+    def _taken_before(self, landed: _Face, cards: set[str]) -> set[str]:
+        """Of ``cards``, those whose follows left their slots before ``landed``'s card left its own."""
+        assert landed.follow is not None
+        left = landed.follow.left_at(self.s.left_slot_mm)
+        if left is None:
+            return set()
+        out = set()
+        for faces in self._faces.values():
+            for face in faces:
+                if face.follow is not None and face.label in cards:
+                    other = face.follow.left_at(self.s.left_slot_mm)
+                    if other is not None and other < left:
+                        out.add(face.label)
+        return out
 
     def _pile_at(self, x: float, y: float) -> str | None:
         """The spit pile whose zone holds the mat point (x, y) mm, if any."""

@@ -325,7 +325,7 @@ class Referee:
         settled = []
         for landing in landings:  # one per pile (Arbiter.landings)
             change = self.tracker.settle_now(landing.zone, landing.frame, landing.time, landing.elsewhere,
-                                             landing.beneath)
+                                             landing.beneath, landing.taken_before)
             if change is None:
                 continue
             self._carried_piles.add(landing.zone)

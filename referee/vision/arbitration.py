@@ -706,6 +706,14 @@ class CardFollow:
     def time(self, i: int) -> float:
         return float(self._f.t[i])
 
+    def left_at(self, away_mm: float) -> float | None:
+        """When the card first lay at least ``away_mm`` from where it lay in the first view (it
+        left its slot); None when it was never found that far."""
+        c = self._f.centres
+        away = np.hypot(c[:, 0] - c[0, 0], c[:, 1] - c[0, 1])
+        moved = np.flatnonzero(np.isfinite(self._f.scores) & (np.nan_to_num(away, nan=-1.0) >= away_mm))
+        return float(self._f.t[moved[0]]) if len(moved) else None
+
     def add(self, view: np.ndarray, t: float) -> None:
         """The next view (time ``t``, after the last): the card is looked for in it."""
         first = self._f.views[0]

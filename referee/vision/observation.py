@@ -956,11 +956,13 @@ class Observer:
         before their slots settle, so the pile need not wait for those slots (race seed 6060:
         0.23 s, A's arm back over its slots). The other player's cards (``exclude``: the new
         top's slot); of the top's player's, only one whose slot went busy before the top's
-        did: a hand that took two cards holds the first beneath the second (game 5054 at
-        1280x720, both recognitions: B's 3S, its slot busy 6 frames before the QD's and
-        settled 3 frames after the pile, was lost under the QD, which was judged on the 4D
-        beneath: a false F_ILLEGAL_RANK, the F_TWO_CARDS missed). A second card taken after the
-        top may be found on the pile while the hand holds it above (game 5009)."""
+        did, or that the follows saw leave its slot first (``change.taken_before``: an arm may
+        come over the top's slot first, game 5123): a hand that took two cards holds the first
+        beneath the second (game 5054 at 1280x720, both recognitions: B's 3S, its slot busy 6
+        frames before the QD's and settled 3 frames after the pile, was lost under the QD,
+        which was judged on the 4D beneath: a false F_ILLEGAL_RANK, the F_TWO_CARDS missed). A
+        second card taken after the top may be found on the pile while the hand holds it above
+        (game 5009)."""
         out: dict[str, tuple[Player, int]] = {}
         top_spell = self._busy_from(exclude, reading.label) if exclude is not None else None
         top_busy = top_spell[1] if top_spell is not None else None
@@ -974,7 +976,8 @@ class Observer:
                 out[card] = holder
                 continue
             busy = self._busy_spell_of(holder)
-            if top_busy is not None and busy is not None and busy[1] < top_busy:
+            if card in change.taken_before or (top_busy is not None and busy is not None
+                                               and busy[1] < top_busy):
                 out[card] = holder
         return out
 
@@ -1020,6 +1023,11 @@ class Observer:
         busy_since = obs.busy_since if obs is not None else None
         grabbed = own.since_frame if own is not None else next(
             (c.since_frame for c in tracked.changes if c.zone == slot_zone), busy_since)
+        if grabbed is None and slot_zone in self._under_hand:
+            # the slot settled under the hand, its card not believed gone (read "empty" where
+            # the hand may hide it), while the follow has it land here: the hand came then
+            # (game 5123 with the model: A's 5S, its slot read "empty" under A's arm)
+            grabbed = self._under_hand[slot_zone][0].since_frame
         for (owner, _), other in self._slot_zone.items():
             if owner is not player or other == slot_zone or self.state.tops.get(other) in elsewhere:
                 continue

@@ -95,6 +95,8 @@ class ZoneChange:
     elsewhere: frozenset[str] = frozenset()
     #: with ``carried``: cards followed from their slots last seen on this zone (beneath its top)
     beneath: frozenset[str] = frozenset()
+    #: of ``beneath``, the cards that left their slots before the top's card left its own
+    taken_before: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -502,8 +504,8 @@ class ZoneTracker:
         return TrackedFrame(idx, float(time), obs, tuple(changes), tuple(hands), strays)
 
     def settle_now(self, zone: str, quiet_frame: int, quiet_time: float,
-                   elsewhere: frozenset[str] = frozenset(), beneath: frozenset[str] = frozenset()
-                   ) -> ZoneChange | None:
+                   elsewhere: frozenset[str] = frozenset(), beneath: frozenset[str] = frozenset(),
+                   taken_before: frozenset[str] = frozenset()) -> ZoneChange | None:
         """Settle busy ``zone`` at the last frame although its picture still moves: a card
         followed from its slot has lain still on it since ``quiet_frame`` while the hand that
         put it there moves on over it (the pipeline's carried landings). The change has
@@ -518,7 +520,7 @@ class ZoneTracker:
         diff_ref = _mean_absdiff(small, st.reference)
         change = ZoneChange(zone, self._frame_index, float(self._last_time or 0.0), st.seen_occupied,
                             st.occupied, st.since_frame, diff_ref, True, quiet_frame, quiet_time,
-                            carried=True, elsewhere=elsewhere, beneath=beneath)
+                            carried=True, elsewhere=elsewhere, beneath=beneath, taken_before=taken_before)
         st.settled, st.still, st.reference, st.occupied = True, 0, small, st.seen_occupied
         return change
 

@@ -897,6 +897,10 @@ def test_a_landing_places_the_other_followed_cards() -> None:
         def last_found_centre_scoring(self, min_score: float) -> tuple[float, float] | None:
             return next((f[0] for f in reversed(self.finds) if f is not None and f[1] >= min_score), None)
 
+        def left_at(self, away_mm: float) -> float | None:  # (view i at time i)
+            return next((float(i) for i, f in enumerate(self.finds)
+                         if f is not None and math.dist(f[0], self.finds[0][0]) >= away_mm), None)
+
         def found_since_its_slot(self, near_mm: float) -> bool:  # (each card here starts in its slot)
             last = max(i for i, f in enumerate(self.finds) if f is not None)
             start = max(i for i, f in enumerate(self.finds[:last + 1])
@@ -931,9 +935,14 @@ def test_a_landing_places_the_other_followed_cards() -> None:
              # ... nor one last found fairly on its way, then more poorly further on: elsewhere
              face("5S", slot, ((slot_x + 20, slot_y - 40), poor), ((slot_x + 25, slot_y - 60), poorer))]
     arbiter._faces = {"A.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what _placed reads
-    placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9))
+    placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
     assert placed.beneath == {"10D", "4C", "6C", "8S", "8C"}
     assert placed.elsewhere == {"2S", "7H", "JS", "9H", "5S", "KH"}
+    assert placed.taken_before == set()  # all left their slots with KD (view 1) or after it
+    # KD left its slot a view later (view 2) than those (one hand took them first)
+    faces[0] = face("KD", slot, slot, ((x, y), good))
+    placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
+    assert placed.taken_before == placed.beneath == {"10D", "4C", "6C", "8S", "8C"}
 
 
 def test_a_race_called_after_its_pile_changed_again_reads_the_layering_on_the_earlier_view() -> None:

@@ -54,6 +54,7 @@ class Table:
                    before: tuple[HandBlob, ...] | None = None, busy_frames: int = 6,
                    kept: tuple[str, ...] = (), carried: bool = False,
                    beneath: frozenset[str] = frozenset(), elsewhere: frozenset[str] = frozenset(),
+                   taken_before: frozenset[str] = frozenset(),
                    runner_up: tuple[str, float] | None = None,
                    guess: str | None = None, showing_number: tuple[str, ...] = (),
                    confidences: dict[str, float] | None = None, difference: float = 20.0) -> list:
@@ -63,7 +64,8 @@ class Table:
         ``unsettled`` zones still busy (those in ``kept`` showing, where no hand covers them, the
         card that lay there; each busy since the frame in ``self.busy_since``, if there);
         ``carried``: the changes settled by a carried landing (ZoneChange.carried), with the
-        cards followed to the zone ``beneath`` and those the follows place ``elsewhere``;
+        cards followed to the zone ``beneath`` (of those, ``taken_before``: the follows saw them
+        leave their slots before the top's card) and those the follows place ``elsewhere``;
         ``runner_up``: the identity each reading put second;
         ``guess``: for a card not read surely (``card``), the identity it was read as;
         ``showing_number``: zones whose printed number shows when they settle (not occupied);
@@ -88,7 +90,8 @@ class Table:
         made = tuple(ZoneChange(z, self.frame, t, z not in showing_number, True,
                                 self.busy_since.get(z, self.frame - 5), difference,
                                 hand_over or carried, self.frame - 3, t - 3 / FPS, carried,
-                                elsewhere=elsewhere, beneath=beneath) for z in changes)
+                                elsewhere=elsewhere, beneath=beneath, taken_before=taken_before)
+                     for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
         second, second_confidence = runner_up or (None, 0.0)
         sure = {z: (confidences or {}).get(z, confidence) for z in changes}
@@ -1056,16 +1059,20 @@ def test_a_card_of_the_same_hand_found_beneath_a_carried_top_lies_underneath_whe
     by the QD's carry with the follows placing the 3S beneath it: the 3S was lost, the QD
     judged on the card below (a false F_ILLEGAL_RANK, the F_TWO_CARDS missed). A hand holds the
     card it took first beneath the second; one taken after the top is not taken for one
-    underneath (it may be held above the pile, game 5009)."""
-    for taken_first in (True, False):
+    underneath (it may be held above the pile, game 5009). Game 5123 at 1280x720, both
+    recognitions: A's arm came over slot 3 (5S) before slot 2 (9S), but the hand took the 9S
+    first, and the follows saw it leave first (``taken_before``): the 9S was lost under the 5S
+    until the 5S was taken back, and the 5S judged on the 10H below (a false F_ILLEGAL_RANK)."""
+    for slot_busy_first, follows_first in ((True, False), (False, False), (False, True)):
         table = Table(layout)
-        if not taken_first:
+        if not slot_busy_first:
             table.busy_since["A.stock5"] = 0  # 7H's slot busy before slot 1 (4D)
         table.frame_with({"A.stock5": "back"}, unsettled=("A.stock1",))  # 7H left slot 5
         events = table.frame_with({"pile1": "7H"}, hands=(touching(Player.A, "pile1"),),
-                                  unsettled=("A.stock1",), carried=True, beneath=frozenset({"4D"}))
+                                  unsettled=("A.stock1",), carried=True, beneath=frozenset({"4D"}),
+                                  taken_before=frozenset({"4D"}) if follows_first else frozenset())
         cards = [(type(e), str(e.card), (e.evidence or {}).get("underneath")) for e in events]
-        if taken_first:
+        if slot_busy_first or follows_first:
             assert cards == [(Play, "4D", True), (Play, "7H", ["5D", "4D"])]
         else:
             assert cards == [(Play, "7H", ["5D"])]
@@ -2252,6 +2259,23 @@ def _busy_frame(table: Table, busy: dict[str, int]) -> TrackedFrame:
     zones = {z: ZoneObservation(z, True, z in busy, z not in busy, 1.0, 0.0, busy_since=busy.get(z))
              for z in table.zones}
     return TrackedFrame(table.frame + 1, t, zones, (), ())
+
+
+def test_a_carry_from_a_slot_read_empty_under_the_hand_is_timed_from_when_the_hand_came(
+        layout: MatLayout) -> None:
+    """Game 5123 with the model: A's 5S's slot settled under A's arm, read "empty" (not believed:
+    the hand may hide the card), so the 5S's departure was not known when the follow had it land
+    on pile 1; with no time for the hand's coming, any busy slot of A's (9S's, taken by that hand
+    earlier) held the pile back, the carry was not used, and the 9S beneath it was lost. The
+    slot's change under the hand tells when the hand came."""
+    for apart in (GRAB_TOGETHER_FRAMES + 3, GRAB_TOGETHER_FRAMES - 1):
+        table = Table(layout)
+        came = table.frame + 1
+        table.busy_since["A.stock2"] = came
+        assert table.frame_with({"A.stock2": "empty"}, hands=(hand(Player.A, "A.stock2"),)) == []
+        assert "A.stock2" in table.obs._under_hand  # not believed: no departure
+        busy = _busy_frame(table, {"A.stock1": came + apart, "pile1": table.frame})
+        assert table.obs.may_settle_by_carry("A.stock2", "KD", busy) == (apart > GRAB_TOGETHER_FRAMES)
 
 
 def test_a_pile_settles_by_a_carry_only_when_no_other_card_is_unaccounted_for(layout: MatLayout) -> None:
