@@ -107,6 +107,19 @@ def _carried_reading(reading: ZoneReading, landing: Landing) -> ZoneReading:
                    runner_up_confidence=0.0)
 
 
+def _under_the_read_top(tracked: TrackedFrame, landing: Landing, reading: ZoneReading) -> TrackedFrame:
+    """``tracked`` with the carried card among the cards beneath its pile's top when
+    recognition reads another card surely on top: the follow found the carried card lying
+    still there, under the card a hand put on it since (game 5154 at 1280x720, both
+    recognitions: B's 10C, followed to rest on pile 2 under the 10H the same hand put on it,
+    was lost, and with it the F_TWO_CARDS)."""
+    if reading.label in NOT_IDENTITIES or reading.label == landing.label:
+        return tracked
+    changes = tuple(replace(c, beneath=c.beneath | {landing.label}) if c.zone == landing.zone and c.carried
+                    else c for c in tracked.changes)
+    return replace(tracked, changes=changes)
+
+
 class ModelReader:
     """The card model (:class:`~referee.vision.recognize.Recognizer`) on rectified zone crops:
     its surest reading of each, however sure (the referee decides what it believes)."""
@@ -277,6 +290,7 @@ class Referee:
             readings = self._read(frame, zones) if zones else {}
             for landing in landings:
                 if landing.zone in readings:
+                    tracked = result.tracked = _under_the_read_top(tracked, landing, readings[landing.zone])
                     readings[landing.zone] = _carried_reading(readings[landing.zone], landing)
             events = self.observer.update(tracked, readings)
         if self.arbiter is not None:

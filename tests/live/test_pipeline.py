@@ -368,3 +368,28 @@ def test_a_video_refereed_again_gives_the_same_log() -> None:
     assert sum('"type":"play"' in line for line in logs[0]) >= 2  # the fixture's two cards
     assert logs[1] == logs[0]
     assert logs[2] == logs[0]
+
+
+def test_a_carried_card_read_under_another_top_lies_beneath_it() -> None:
+    """Game 5154 at 1280x720, both recognitions: B's hand put 10C on pile 2 and 10H on it; the
+    follow found the 10C lying still there and settled the pile by its carry, recognition read
+    the 10H on top, and the 10C (neither the top nor found beneath it) was lost, and with it the
+    F_TWO_CARDS. The carried card is then beneath the card read on top."""
+    from referee.live.arbitrate import Landing
+    from referee.live.pipeline import _under_the_read_top
+    from referee.vision.observation import ZoneReading
+    from referee.vision.tracking import TrackedFrame, ZoneChange
+
+    carried = ZoneChange("pile2", 349, 11.63, True, True, 339, 30.0, True, 346, 11.53, carried=True,
+                         beneath=frozenset({"8D"}))
+    slot = ZoneChange("B.stock3", 349, 11.63, False, True, 336, 30.0)
+    tracked = TrackedFrame(349, 11.63, {}, (carried, slot), ())
+    landing = Landing("pile2", "10C", "B.stock2", 346, 11.53, 0.8)
+
+    def read(label: str) -> ZoneReading:
+        return ZoneReading("pile2", label, 0.9, 349, 11.63)
+
+    under = _under_the_read_top(tracked, landing, read("10H"))
+    assert under.changes[0].beneath == {"8D", "10C"} and under.changes[1] == slot
+    for same in ("10C", "card", "empty"):  # the carried card on top, or nothing read surely
+        assert _under_the_read_top(tracked, landing, read(same)) is tracked
