@@ -1438,9 +1438,6 @@ def test_a_turn_under_a_hand_that_stays_long_is_timed_from_when_its_slot_went_bu
     assert events[0].evidence["since_t"] == round(went_busy, 4)
     assert abs(events[0].t - (went_busy + TURN_AFTER_BUSY_MAX_S)) < 1e-9
     assert events[0].t < table.frame / FPS - TURN_UNDER_HAND_LAG_S - 0.4
-    # and within the scoring's 0.25 s of a card that landed 0.24 s after the slot went busy
-    # (game 5134's QD, the quickest of the evaluation games' turns) or 0.52 s after (the slowest)
-    assert -0.25 < events[0].t - (went_busy + 0.52) and events[0].t - (went_busy + 0.24) < 0.25
 
 
 def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_change(
