@@ -471,7 +471,7 @@ class Arbiter:
     def landings(self, tracked: TrackedFrame, tops: Mapping[str, str]) -> list[Landing]:
         """Cards followed from their slots that now lie still on a spit pile that is still busy
         (each face's card once; one per pile), which ``tops`` does not already show there."""
-        out: dict[str, Landing] = {}
+        out: dict[str, tuple[Landing, _Face]] = {}  # pile -> its landing and the face that landed
         for slot, faces in self._faces.items():
             for face in faces:
                 rest = None if face.landed else self._at_rest_away(face, self.s.landing_views,
