@@ -2052,11 +2052,16 @@ class Observer:
 
     def _spit_player(self, change: ZoneChange, since: tuple[float, int]) -> Player | None:
         """Whose spit card landed on a pile: a player whose hand was at their packet shortly
-        before (a visit not already spent on an earlier spit card); of two, the one whose hand
-        was on the pile in the ``SPIT_PLACE_S`` before the card touched it; of two as long on
-        it, the one whose hand's tip lay on it longer (game 5110: A's arm and B's, each crossing
-        over the other's pile to the far one, covered pile 1 as long; A's fingertips lay on it
-        6 frames, B's 1); else the later visit. None: nobody's hand was at their packet."""
+        before (a visit not already spent on an earlier spit card); of two, the one whose
+        hand's tip lay on the pile longer in the ``SPIT_PLACE_S`` before the card touched it
+        (the hand that puts a card down holds it at its fingertips; an arm on its way to its
+        packet or to the far pile covers the pile with its wrist: game 5149, A's hand reaching
+        for A's packet beside pile 2 covered it a frame longer than B's, whose fingertips lay on
+        it 5 frames against A's 2, and B's spit card there was given to A, A's own to B); of two
+        whose tips lay on it as long (none seen, say), the one whose hand was on it longer
+        (game 5110's tips decided as well: A's arm and B's, each crossing over the other's pile
+        to the far one, covered pile 1 as long; A's fingertips lay on it 6 frames, B's 1); else
+        the later visit. None: nobody's hand was at their packet."""
         visits = self._packet_visits(since)
         if not visits:
             return None
@@ -2064,15 +2069,14 @@ class Observer:
         # pass over it before or after, on its way to the other pile)
         t = self._touch(change, "spit")
         window = (t - SPIT_PLACE_S, t + 1.5 / 30)
-        on_pile = {p: self._frames_on(change.zone, p, *window) for p in visits}
-        best = max(on_pile.values())
-        placers = [p for p in visits if on_pile[p] == best]
-        if best > 0 and len(placers) == 2:  # as long on it: the one whose fingertips lay on it longer
-            tips = {p: sum(1 for when, who, zone in self._tips_on_piles
-                           if who is p and zone == change.zone and window[0] <= when <= window[1])
-                    for p in placers}
-            placers = [p for p in placers if tips[p] == max(tips.values())]
-        player = placers[0] if best > 0 and len(placers) == 1 else max(visits, key=lambda p: visits[p])
+        tips = {p: sum(1 for when, who, zone in self._tips_on_piles
+                       if who is p and zone == change.zone and window[0] <= when <= window[1])
+                for p in visits}
+        placers = [p for p in visits if tips[p] == max(tips.values())]
+        if len(placers) == 2:  # fingertips as long on it: the one whose hand was on it longer
+            on_pile = {p: self._frames_on(change.zone, p, *window) for p in visits}
+            placers = [p for p in visits if on_pile[p] == max(on_pile.values()) > 0]
+        player = placers[0] if len(placers) == 1 else max(visits, key=lambda p: visits[p])
         self._packet_visit_used[player] = visits[player]
         return player
 

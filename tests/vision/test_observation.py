@@ -953,6 +953,23 @@ def test_of_two_spitters_as_long_on_the_pile_the_one_whose_fingertips_lay_on_it_
         assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.A if a_tip_on_pile else Player.B)]
 
 
+def test_of_two_spitters_the_one_whose_fingertips_lay_on_the_pile_placed_the_card_though_covered_longer(
+        layout: MatLayout) -> None:
+    """Game 5149: B put a spit card on pile 2 while A's hand, reaching for A's packet beside it,
+    covered the pile's centre; B's fingertips lay on it, A's wrist did not bring A's tip there.
+    The card was given to A (on the pile longer), and A's own spit card on pile 1 to B."""
+    for b_tip_on_pile in (True, False):
+        table = Table(layout)
+        table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile2",))
+        table.frame_with(hands=(touching(Player.A, "A.packet"),), unsettled=("pile2",))
+        b_tip = layout.zone("pile2").center if b_tip_on_pile else layout.zone("B.stock3").center
+        a_reach = hand_at(Player.A, tuple(map(float, layout.zone("A.packet").center)), "pile2", "A.packet")
+        b_place = replace(touching(Player.B, "pile2"), tip_mm=(float(b_tip[0]), float(b_tip[1])))
+        spit = table.frame_with({"pile2": "5C"}, hands=(a_reach, b_place))
+        # no fingertips on it: the hand on it longer, A's, as before
+        assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B if b_tip_on_pile else Player.A)]
+
+
 def test_a_pile_read_as_its_top_a_spit_card_nearly_as_sure_shows_that_spit_card(layout: MatLayout) -> None:
     """Game 5083 with the model: B's spit AC on the 5C, read 5C at 0.79 and AC at 0.74, was
     missed (and A's next play judged before both spit cards were turned: a false F_EARLY).
