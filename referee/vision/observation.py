@@ -460,6 +460,10 @@ class Observer:
         each zone in ``tracked.changes``), plus slaps seen on the hands."""
         self._frame = tracked.frame
         self._frame_readings = readings
+        if any(c.faint for c in tracked.changes):
+            believed = tuple(c for c in tracked.changes
+                             if not c.faint or self._faint_believed(c, readings, tracked))
+            tracked = replace(tracked, changes=believed)
         self._follow_hands(tracked)
         changed = {c.zone for c in tracked.changes}
         for (player, _), zone in self._slot_zone.items():  # a slot clear again, changed: a card came or went
@@ -588,6 +592,27 @@ class Observer:
         return {z for waiting in self._waiting
                 for z in self._slots_under(*waiting, tracked, settling, busy_piles=settling)
                 if z in settling and self._order(z) == 2}
+
+    def _faint_believed(self, change: ZoneChange, readings: Mapping[str, ZoneReading],
+                        tracked: TrackedFrame) -> bool:
+        """Whether a faint change (``ZoneChange.faint``: a pile's picture changed less than a
+        change does) shows a new card: read as a card that left a slot and has not been
+        explained, or as the card of a slot still busy (its hand may hold it), not as the
+        pile's top. Most such changes are a hand's shadow or a card nudged, read as the top
+        again; a card alike (the next rank, of its colour) put square on the top changes a pile
+        as little (game 5154: A's 3D on the 2H was missed, A's turn in its slot refused, and A's
+        2D on the 3D judged on the 2H, a false F_ILLEGAL_RANK)."""
+        reading = readings.get(change.zone)
+        label = None if reading is None else reading.label
+        if label is None or label in FACE_UP_LABELS or label == self.state.tops.get(change.zone):
+            return False
+        left = any(d.card == label and not d.used for d in self._departures)
+        in_busy_slot = any(top == label and (obs := tracked.zones.get(zone)) is not None and not obs.settled
+                           for zone, top in self.state.tops.items() if zone in self._slot_zones)
+        if left or in_busy_slot:
+            log.info("frame %d: %s changed faintly (%.1f), read as %s, which %s: a card came", change.frame,
+                     change.zone, change.difference, label, "left a slot" if left else "a busy slot held")
+        return left or in_busy_slot
 
     def rereads(self, tracked: TrackedFrame) -> list[str]:
         """Zones to read again this frame: settled showing a card not read surely, last read

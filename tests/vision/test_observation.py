@@ -57,7 +57,8 @@ class Table:
                    taken_before: frozenset[str] = frozenset(),
                    runner_up: tuple[str, float] | None = None,
                    guess: str | None = None, showing_number: tuple[str, ...] = (),
-                   confidences: dict[str, float] | None = None, difference: float = 20.0) -> list:
+                   confidences: dict[str, float] | None = None, difference: float = 20.0,
+                   faint: bool = False) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
         ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
         in ``self.busy_since``), with
@@ -70,7 +71,8 @@ class Table:
         ``guess``: for a card not read surely (``card``), the identity it was read as;
         ``showing_number``: zones whose printed number shows when they settle (not occupied);
         ``confidences``: a reading's confidence where it is not ``confidence``; ``difference``:
-        each change's mean grey difference between its settled views."""
+        each change's mean grey difference between its settled views; ``faint``: the changes
+        are faint (``ZoneChange.faint``)."""
         changes = changes or {}
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
@@ -90,7 +92,8 @@ class Table:
         made = tuple(ZoneChange(z, self.frame, t, z not in showing_number, True,
                                 self.busy_since.get(z, self.frame - 5), difference,
                                 hand_over or carried, self.frame - 3, t - 3 / FPS, carried,
-                                elsewhere=elsewhere, beneath=beneath, taken_before=taken_before)
+                                elsewhere=elsewhere, beneath=beneath, taken_before=taken_before,
+                                faint=faint)
                      for z in changes)
         tracked = TrackedFrame(self.frame, t, zones, made, hands)
         second, second_confidence = runner_up or (None, 0.0)
@@ -171,6 +174,27 @@ def test_a_play_is_a_departure_and_an_arrival(layout: MatLayout) -> None:
     assert (play.player, play.slot, play.pile, str(play.card)) == (Player.A, 1, 1, "4D")
     assert play.t < table.frame / FPS and play.start is not None and play.start < play.t
     assert play.evidence and play.evidence["underneath"] == ["5D"]
+
+
+def test_a_faint_change_of_a_pile_is_believed_only_as_a_card_that_left_a_slot(layout: MatLayout) -> None:
+    """Game 5154: A's 3D put square on the 2H changed pile 1 less than a change does (a faint
+    change): the play was missed, A's turn in slot 5 refused, and A's 2D on the 3D judged on the
+    2H (a false F_ILLEGAL_RANK). A faint change read as the card that left a slot, or as the
+    card of a slot still busy, is that card come; read as its top, or as a card no slot lost,
+    it is nothing (most are a hand's shadow, or a card nudged)."""
+    table = Table(layout)
+    assert table.frame_with({"A.stock1": "back"}) == []  # 4D left its slot
+    table.idle(5)
+    assert table.frame_with({"pile1": "5D"}, difference=4.0, faint=True) == []  # its top: nothing came
+    assert table.frame_with({"pile1": "6D"}, difference=4.0, faint=True) == []  # no slot lost a 6D
+    assert table.obs.state.tops["pile1"] == "5D"
+    events = table.frame_with({"pile1": "4D"}, difference=4.0, faint=True)
+    assert [(type(e), e.player, getattr(e, "slot", None), str(e.card)) for e in events] == [
+        (Play, Player.A, 1, "4D")]
+    assert events[0].evidence["underneath"] == ["5D"]
+    # the card of a slot still under its hand
+    events = table.frame_with({"pile2": "8S"}, unsettled=("B.stock4",), difference=4.0, faint=True)
+    assert [(type(e), e.player, getattr(e, "slot", None)) for e in events] == [(Play, Player.B, 4)]
 
 
 def test_a_play_seen_on_the_pile_before_its_slot_settles(layout: MatLayout) -> None:

@@ -279,6 +279,42 @@ def test_a_busy_pile_settled_now_by_a_carry_settles_again_as_usual() -> None:
         tracker.settle_now("pile9", 0, 0.0)
 
 
+def test_a_pile_that_changed_less_than_a_change_gives_a_faint_change() -> None:
+    """A card put square on one of its colour and the next rank changes a pile's picture less
+    than a change does (game 5154: A's 3D on the 2H, 5.2 grey levels; a change is 6): the pile
+    settles with a faint change (``ZoneChange.faint``), read and believed only as a card that
+    left a slot. Not when it differs hardly at all (a shadow gone, 0-3), and a change that is
+    large enough is no faint change. The first frame of fixture exchange, a hand over pile 1
+    for a few frames, then the pile with dark marks over a share of it."""
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    with open_video(FIXTURES / "exchange" / "video.mp4") as frames:
+        table = next(iter(frames)).image
+    box = cal.zone_polygon("pile1").astype(np.int32)
+    x0, y0 = box.min(axis=0) + 6
+    x1, y1 = box.max(axis=0) - 6
+
+    def settle_after_hand(marked_share: float) -> list:
+        tracker = ZoneTracker(cal)
+        after = table.copy()
+        rows = int(round((y1 - y0) * marked_share))
+        after[y0:y0 + rows:4, x0:x1] = 40  # every fourth row of a band: pips and an index, say
+        hands = []
+        for k in range(4):  # moving over it
+            hand = table.copy()
+            hand[y0 - 20:y1 + 20, x0 - 20:x1 + 20] = (150, 170, 220) if k % 2 else (90, 110, 160)
+            hands.append(hand)
+        images = [table] * 5 + hands + [after] * 6
+        return [c for i, image in enumerate(images)
+                for c in tracker.update(image, i / 30).changes if c.zone == "pile1"]
+
+    faint = settle_after_hand(0.15)
+    assert len(faint) == 1 and faint[0].faint, faint
+    assert 3.0 < faint[0].difference < 6.0
+    assert settle_after_hand(0.05) == []  # hardly different: nothing
+    strong = settle_after_hand(0.8)
+    assert len(strong) == 1 and not strong[0].faint and strong[0].difference > 6.0
+
+
 def test_frame_of_wrong_size_is_refused() -> None:
     cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
     tracker = ZoneTracker(cal)
