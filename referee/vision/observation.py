@@ -597,11 +597,13 @@ class Observer:
                         tracked: TrackedFrame) -> bool:
         """Whether a faint change (``ZoneChange.faint``: a pile's picture changed less than a
         change does) shows a new card: read as a card that left a slot and has not been
-        explained, or as the card of a slot still busy (its hand may hold it), not as the
-        pile's top. Most such changes are a hand's shadow or a card nudged, read as the top
-        again; a card alike (the next rank, of its colour) put square on the top changes a pile
-        as little (game 5154: A's 3D on the 2H was missed, A's turn in its slot refused, and A's
-        2D on the 3D judged on the 2H, a false F_ILLEGAL_RANK)."""
+        explained, or as the card of a slot still busy (its hand may hold it), or as a card
+        read not surely under the hand that turned it in a slot (``_turned_and_played``); not
+        as the pile's top. Most such changes are a hand's shadow or a card nudged, read as the
+        top again; a card alike (the next rank, of its colour) put square on the top changes a
+        pile as little (game 5154: A's 3D on the 2H was missed, A's turn in its slot refused,
+        and A's 2D on the 3D judged on the 2H, a false F_ILLEGAL_RANK; with the model the 3D
+        had been read 0.61 under the hand that turned it)."""
         reading = readings.get(change.zone)
         label = None if reading is None else reading.label
         if label is None or label in FACE_UP_LABELS or label == self.state.tops.get(change.zone):
@@ -609,10 +611,14 @@ class Observer:
         left = any(d.card == label and not d.used for d in self._departures)
         in_busy_slot = any(top == label and (obs := tracked.zones.get(zone)) is not None and not obs.settled
                            for zone, top in self.state.tops.items() if zone in self._slot_zones)
-        if left or in_busy_slot:
+        # read so, not surely, under the hand that turned it in a slot (``_turned_and_played``)
+        turned_unseen = any(seen.label == label for unseen in (self._under_hand, self._turned_unseen)
+                            for _, _, seen in unseen.values())
+        if left or in_busy_slot or turned_unseen:
             log.info("frame %d: %s changed faintly (%.1f), read as %s, which %s: a card came", change.frame,
-                     change.zone, change.difference, label, "left a slot" if left else "a busy slot held")
-        return left or in_busy_slot
+                     change.zone, change.difference, label,
+                     "left a slot" if left else "a busy slot held" if in_busy_slot else "was turned unseen")
+        return left or in_busy_slot or turned_unseen
 
     def rereads(self, tracked: TrackedFrame) -> list[str]:
         """Zones to read again this frame: settled showing a card not read surely, last read
@@ -1788,19 +1794,20 @@ class Observer:
     def _turned_and_played(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                            pile_n: int, touched: float) -> list[TableEvent]:
         """A card no slot held, come onto a pile, that was read as that very card under the hand
-        that turned it in a slot of a player whose hand was over the pile (not surely enough to
-        be believed; the slot showing a back before, and the next back after or still busy): it
-        was turned there and played; both events. Game 5062 at 1280x720 with the model: A's
-        10D, read 0.56 and 0.80 under the hand in slot 3, played 1.2 s later: the pile's 10D
-        came from no slot, the turn and the play were lost, and four plays onto it were judged
-        on the 9D beneath (false F_ILLEGAL_RANK)."""
+        that turned it in a slot of a player whose hand was over the pile, or its tip on it
+        (not surely enough to be believed; the slot showing a back before, and the next back
+        after or still busy): it was turned there and played; both events. Game 5062 at
+        1280x720 with the model: A's 10D, read 0.56 and 0.80 under the hand in slot 3, played
+        1.2 s later: the pile's 10D came from no slot, the turn and the play were lost, and four
+        plays onto it were judged on the 9D beneath (false F_ILLEGAL_RANK)."""
         for unseen in (self._under_hand, self._turned_unseen):
             for zone, (was, was_since, seen) in list(unseen.items()):
                 source = self._zone.get(zone)
                 if source is None or source.kind is not ZoneKind.STOCK or source.owner is None \
                         or source.number is None or seen.label != reading.label \
                         or self.state.tops.get(zone) != "back" or touched - was.time > PAIR_WINDOW_S \
-                        or not self._hand_was_over(change.zone, source.owner, since[0]):
+                        or not (self._hand_was_over(change.zone, source.owner, since[0])
+                                or self._tip_was_on(change.zone, source.owner, since[0])):
                     continue
                 del unseen[zone]
                 player, slot = source.owner, source.number
@@ -2213,6 +2220,13 @@ class Observer:
     def _hand_was_over(self, zone: str, player: Player, since: float) -> bool:
         """A hand of ``player`` was over ``zone`` at ``since`` or later."""
         return self._hands_over.get(zone, {}).get(player, -1.0) >= since - 0.1
+
+    def _tip_was_on(self, pile: str, player: Player, since: float) -> bool:
+        """The tip of a hand of ``player`` lay on spit pile ``pile`` at ``since`` or later (a hand
+        putting a card down may reach no more of the pile than its fingertips: game 5154, A's 3D
+        put on pile 1 by a hand that covered neither its centre nor a fifth of it)."""
+        return any(who is player and zone == pile and when >= since - 0.1
+                   for when, who, zone in self._tips_on_piles)
 
     def _hand_of(self, player: Player, start: float | None, slot: int) -> Hand | None:
         """Which hand took the card from ``slot``: known only when the player had two hands on

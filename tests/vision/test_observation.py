@@ -179,9 +179,10 @@ def test_a_play_is_a_departure_and_an_arrival(layout: MatLayout) -> None:
 def test_a_faint_change_of_a_pile_is_believed_only_as_a_card_that_left_a_slot(layout: MatLayout) -> None:
     """Game 5154: A's 3D put square on the 2H changed pile 1 less than a change does (a faint
     change): the play was missed, A's turn in slot 5 refused, and A's 2D on the 3D judged on the
-    2H (a false F_ILLEGAL_RANK). A faint change read as the card that left a slot, or as the
-    card of a slot still busy, is that card come; read as its top, or as a card no slot lost,
-    it is nothing (most are a hand's shadow, or a card nudged)."""
+    2H (a false F_ILLEGAL_RANK). A faint change read as the card that left a slot, as the card
+    of a slot still busy, or as one read not surely under the hand that turned it, is that
+    card; read as its top, or as a card no slot lost, it is nothing (most are a hand's shadow,
+    or a card nudged)."""
     table = Table(layout)
     assert table.frame_with({"A.stock1": "back"}) == []  # 4D left its slot
     table.idle(5)
@@ -195,6 +196,13 @@ def test_a_faint_change_of_a_pile_is_believed_only_as_a_card_that_left_a_slot(la
     # the card of a slot still under its hand
     events = table.frame_with({"pile2": "8S"}, unsettled=("B.stock4",), difference=4.0, faint=True)
     assert [(type(e), e.player, getattr(e, "slot", None)) for e in events] == [(Play, Player.B, 4)]
+    # a card read not surely under the hand that turned it in a slot, a back there again after;
+    # the hand that put it down reached the pile with its fingertips only
+    table.frame_with({"A.stock3": "3D"}, hands=(hand(Player.A, "A.stock3"),), hand_over=True, confidence=0.5)
+    table.frame_with({"A.stock3": "back"}, hands=(hand(Player.A, "A.stock3"),))
+    tip = tuple(map(float, layout.zone("pile1").center))
+    events = table.frame_with({"pile1": "3D"}, hands=(hand_at(Player.A, tip),), difference=4.0, faint=True)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "3D"), (Play, "3D")]
 
 
 def test_a_play_seen_on_the_pile_before_its_slot_settles(layout: MatLayout) -> None:
