@@ -57,7 +57,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from referee.events import Move, Play, Slap, TableEvent
+from referee.events import Move, Play, Slap, TableEvent, TakeBack
 from referee.players import Player
 from referee.vision import arbitration as ar
 from referee.vision.layering_reader import LayeringReader
@@ -332,6 +332,9 @@ class Arbiter:
         self._small = ViewRing(self.s.small_history_frames)
         self._hand_masks = ViewRing(self.s.small_history_frames)  # the tracker's hand cells, view by view
         self._faces: dict[str, deque[_Face]] = {}
+        #: when each card was last taken back from a pile (to its slot): a face of it cut before
+        #: shows it before its first play, and its follow that play's carry
+        self._taken_back: dict[str, list[float]] = {}
         self._ok: dict[str, bool] = {}
         self._prev: tuple[int, float, np.ndarray] | None = None  # the previous frame's colour view
         self._last_view: np.ndarray | None = None
@@ -613,6 +616,9 @@ class Arbiter:
         touch times from the cards' carries, races ordered by the arbitration, slaps held until
         they can be ordered (and those held before, when their time has come)."""
         out: list[Arbitrated] = []
+        for ev in events:
+            if isinstance(ev, TakeBack):
+                self._taken_back.setdefault(str(ev.card), []).append(ev.t)
         plays = [e for e in events if isinstance(e, Play)]
         in_race: set[int] = set()
         for under in plays:
@@ -691,14 +697,21 @@ class Arbiter:
         return [v for _, _, v in rows], np.array([t for _, t, _ in rows])
 
     def _face(self, player: Player, slot: int, card: str, before: float) -> _Face | str:
-        """The latest face of ``card`` cut from ``player``'s ``slot`` before ``before``. (The
-        face is cut when the slot's last settled view, before a hand came over it, showed the
-        card as the observer read it: a later face shows what lay beneath.)"""
+        """The latest face of ``card`` cut from ``player``'s ``slot`` before ``before``, and
+        after the card was last taken back before then. (The face is cut when the slot's last
+        settled view, before a hand came over it, showed the card as the observer read it: a
+        later face shows what lay beneath. A face cut before the card was played and taken back
+        followed that first play: game 5160, B's 5H played again 1.3 s after its take-back, the
+        hand never clear of the slot between, was timed by its first carry, 4 s early, and
+        taken for a second card of one hand: a false F_TWO_CARDS.)"""
         faces = self._faces.get(f"{player}.stock{slot}")
         if not faces:
             return f"no view of {player}'s slot {slot} before the card left"
+        returned = max((t for t in self._taken_back.get(card, ()) if t < before), default=-math.inf)
         for face in reversed(faces):
             if face.time < before and face.label == card:
+                if face.time < returned:
+                    return f"no view of {player}'s slot {slot} showing {card} since it was taken back"
                 return face
         return f"no view of {player}'s slot {slot} showing {card} before the card left"
 

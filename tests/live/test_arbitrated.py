@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from referee.events import Call, CallKind, Play, Slap, TableEvent, Verdict
+from referee.events import Call, CallKind, Play, Slap, TableEvent, TakeBack, Verdict
 from referee.live.pipeline import Referee
 from referee.live.source import open_video
 from referee.players import Player
@@ -537,6 +537,7 @@ def test_a_play_whose_first_view_is_no_longer_kept_keeps_its_follow_s_track() ->
     """A face's follow is finished when its first view leaves the kept views, if its card had
     left the slot: a play explained only later (its pile's change seen late) still has its
     trajectory; a card that stayed in its slot keeps nothing."""
+    from referee.cards import Card
     from referee.live.arbitrate import Arbiter, ArbiterSettings
     from referee.vision.tracking import ZoneTracker
 
@@ -563,6 +564,14 @@ def test_a_play_whose_first_view_is_no_longer_kept_keeps_its_follow_s_track() ->
     # whose follow had lost its card on the way, gave a much later play its start)
     est = arbiter._estimate(Player.A, 2, "KD", 99.0, tuple(map(float, cal.layout.zone("pile2").center)))
     assert est.contact is None and "no longer kept" in est.error
+    # nor for a play after the card was taken back: the face, cut before, followed the first
+    # play (game 5160: B's 5H played again, timed by its first carry, 4 s early: F_TWO_CARDS)
+    arbiter.refine([TakeBack(t=50.0, frame=tracked.frame, player=Player.A, pile=1, card=Card.parse("KD"))],
+                   tracked)
+    pile1 = tuple(map(float, cal.layout.zone("pile1").center))
+    est = arbiter._estimate(Player.A, 2, "KD", 99.0, pile1)
+    assert est.contact is None and "since it was taken back" in est.error
+    assert arbiter._estimate(Player.A, 2, "KD", 49.0, pile1).track is moved["KD"]
 
 
 def test_a_card_with_no_contact_estimate_underneath_or_settled_late_is_timed_a_carry_after_it_left() -> None:
