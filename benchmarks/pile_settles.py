@@ -66,8 +66,8 @@ def settles(clip: Path) -> list[dict[str, object]]:
                 change = next((c for c in tracked.changes if c.zone == zone), None)
                 view = tracker.settled_view(zone)  # the view it settled with
                 assert view is not None
-                since = change.since_frame if change is not None else tracked.frame
-                busy_from = max(0, min(since, tracked.frame) - 2)
+                since = last.zones[zone].busy_since
+                busy_from = max(0, (tracked.frame if since is None else since) - 2)
                 was, now = tops[busy_from].get(zone), tops[min(tracked.frame, len(tops) - 1)].get(zone)
                 out.append({"clip": clip.name, "zone": zone, "frame": tracked.frame,
                             "difference": round(float(np.mean(np.abs(view - reference))), 2),
