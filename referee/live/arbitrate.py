@@ -332,9 +332,9 @@ class Arbiter:
         self._small = ViewRing(self.s.small_history_frames)
         self._hand_masks = ViewRing(self.s.small_history_frames)  # the tracker's hand cells, view by view
         self._faces: dict[str, deque[_Face]] = {}
-        #: when each card was last taken back from a pile (to its slot): a face of it cut before
-        #: shows it before its first play, and its follow that play's carry
-        self._taken_back: dict[str, list[float]] = {}
+        #: when each card was last taken back from a pile (to its slot; the last few times): a
+        #: face of it cut before shows it before its first play, and its follow that play's carry
+        self._taken_back: dict[str, deque[float]] = {}
         self._ok: dict[str, bool] = {}
         self._prev: tuple[int, float, np.ndarray] | None = None  # the previous frame's colour view
         self._last_view: np.ndarray | None = None
@@ -618,7 +618,7 @@ class Arbiter:
         out: list[Arbitrated] = []
         for ev in events:
             if isinstance(ev, TakeBack):
-                self._taken_back.setdefault(str(ev.card), []).append(ev.t)
+                self._taken_back.setdefault(str(ev.card), deque(maxlen=4)).append(ev.t)
         plays = [e for e in events if isinstance(e, Play)]
         in_race: set[int] = set()
         for under in plays:
