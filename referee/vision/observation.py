@@ -2101,9 +2101,7 @@ class Observer:
         # pass over it before or after, on its way to the other pile)
         t = self._touch(change, "spit")
         window = (t - SPIT_PLACE_S, t + 1.5 / 30)
-        tips = {p: sum(1 for when, who, zone in self._tips_on_piles
-                       if who is p and zone == change.zone and window[0] <= when <= window[1])
-                for p in visits}
+        tips = {p: self._tip_frames(change.zone, p, *window) for p in visits}
         placers = [p for p in visits if tips[p] == max(tips.values())]
         if len(placers) == 2:  # fingertips as long on it: the one whose hand was on it longer
             on_pile = {p: self._frames_on(change.zone, p, *window) for p in visits}
@@ -2225,8 +2223,12 @@ class Observer:
         """The tip of a hand of ``player`` lay on spit pile ``pile`` at ``since`` or later (a hand
         putting a card down may reach no more of the pile than its fingertips: game 5154, A's 3D
         put on pile 1 by a hand that covered neither its centre nor a fifth of it)."""
-        return any(who is player and zone == pile and when >= since - 0.1
-                   for when, who, zone in self._tips_on_piles)
+        return self._tip_frames(pile, player, since - 0.1, math.inf) > 0
+
+    def _tip_frames(self, pile: str, player: Player, start: float, end: float) -> int:
+        """In how many frames between two times the tip of a hand of ``player`` lay on ``pile``."""
+        return sum(1 for when, who, zone in self._tips_on_piles
+                   if who is player and zone == pile and start <= when <= end)
 
     def _hand_of(self, player: Player, start: float | None, slot: int) -> Hand | None:
         """Which hand took the card from ``slot``: known only when the player had two hands on

@@ -100,7 +100,8 @@ class ZoneChange:
     taken_before: frozenset[str] = frozenset()
     #: a spit pile whose settled views differ less than a change does but more than
     #: ``TrackerSettings.faint_level_pile``: a card may have come on one alike (read, and
-    #: believed only as a card known to have left a slot: ``Observer.update``)
+    #: believed only as a card known to have left or be leaving a slot:
+    #: ``Observer._faint_believed``)
     faint: bool = False
 
 
