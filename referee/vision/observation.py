@@ -2090,7 +2090,10 @@ class Observer:
         packet or to the far pile covers the pile with its wrist: game 5149, A's hand reaching
         for A's packet beside pile 2 covered it a frame longer than B's, whose fingertips lay on
         it 5 frames against A's 2, and B's spit card there was given to A, A's own to B); of two
-        whose tips lay on it as long (none seen, say), the one whose hand was on it longer
+        whose tips lay on it as long, the one whose tip came onto it first since the pile went
+        busy (game 5162: B's fingertips put B's card down, then A's arm crossed the pile to A's
+        own far pile, each tip 4 frames on it round the touch, and the cards went to the wrong
+        players); of two whose tips were not seen on it, the one whose hand was on it longer
         (game 5110's tips decided as well: A's arm and B's, each crossing over the other's pile
         to the far one, covered pile 1 as long; A's fingertips lay on it 6 frames, B's 1); else
         the later visit. None: nobody's hand was at their packet."""
@@ -2103,6 +2106,13 @@ class Observer:
         window = (t - SPIT_PLACE_S, t + 1.5 / 30)
         tips = {p: self._tip_frames(change.zone, p, *window) for p in visits}
         placers = [p for p in visits if tips[p] == max(tips.values())]
+        if len(placers) == 2 and tips[placers[0]] > 0:
+            # fingertips as long on it: the one whose tip came onto it first since it went busy
+            # (the card comes with the hand that puts it down; the other arm crosses it after)
+            first = {p: min((when for when, who, zone in self._tips_on_piles
+                             if who is p and zone == change.zone and since[0] <= when <= window[1]),
+                            default=math.inf) for p in placers}
+            placers = [p for p in placers if first[p] == min(first.values()) < math.inf]
         if len(placers) == 2:  # fingertips as long on it: the one whose hand was on it longer
             on_pile = {p: self._frames_on(change.zone, p, *window) for p in visits}
             placers = [p for p in visits if on_pile[p] == max(on_pile.values()) > 0]

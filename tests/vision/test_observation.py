@@ -1002,6 +1002,23 @@ def test_of_two_spitters_the_one_whose_fingertips_lay_on_the_pile_placed_the_car
         assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B if b_tip_on_pile else Player.A)]
 
 
+def test_of_two_spitters_whose_fingertips_lay_on_the_pile_as_long_the_first_to_come_placed_the_card(
+        layout: MatLayout) -> None:
+    """Game 5162: B's fingertips put B's spit card on pile 2, then A's arm crossed the pile on its
+    way to pile 1, A's hand covering it more; each tip lay on it 4 frames round the touch. The
+    card was given to A, and A's own spit card on pile 1 to B."""
+    pile2 = tuple(map(float, layout.zone("pile2").center))
+    table = Table(layout)
+    table.frame_with(hands=(touching(Player.B, "B.packet"),))
+    table.frame_with(hands=(touching(Player.A, "A.packet"),))
+    b_tip = replace(touching(Player.B, "pile2"), tip_mm=pile2)
+    a_tip = hand_at(Player.A, pile2, "pile2")
+    for hands in [(b_tip,)] * 2 + [(a_tip,)] * 2 + [()] * 4:
+        table.frame_with(hands=hands, unsettled=("pile2",))
+    spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
+    assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)]
+
+
 def test_a_pile_read_as_its_top_a_spit_card_nearly_as_sure_shows_that_spit_card(layout: MatLayout) -> None:
     """Game 5083 with the model: B's spit AC on the 5C, read 5C at 0.79 and AC at 0.74, was
     missed (and A's next play judged before both spit cards were turned: a false F_EARLY).
