@@ -2084,41 +2084,43 @@ class Observer:
 
     def _spit_player(self, change: ZoneChange, since: tuple[float, int]) -> Player | None:
         """Whose spit card landed on a pile: a player whose hand was at their packet shortly
-        before (a visit not already spent on an earlier spit card); of two, the one whose
-        hand's tip lay on the pile longer in the ``SPIT_PLACE_S`` before the card touched it
-        (the hand that puts a card down holds it at its fingertips; an arm on its way to its
-        packet or to the far pile covers the pile with its wrist: game 5149, A's hand reaching
-        for A's packet beside pile 2 covered it a frame longer than B's, whose fingertips lay on
-        it 5 frames against A's 2, and B's spit card there was given to A, A's own to B); of two
-        whose tips lay on it as long, the one whose tip came onto it first since the pile went
-        busy (game 5162: B's fingertips put B's card down, then A's arm crossed the pile to A's
-        own far pile, each tip 4 frames on it round the touch, and the cards went to the wrong
-        players); of two whose tips were not seen on it, the one whose hand was on it longer
-        (game 5110's tips decided as well: A's arm and B's, each crossing over the other's pile
-        to the far one, covered pile 1 as long; A's fingertips lay on it 6 frames, B's 1); else
-        the later visit. None: nobody's hand was at their packet."""
+        before (a visit not already spent on an earlier spit card); of two, the one alone whose
+        hand's tip lay on the pile in the ``SPIT_PLACE_S`` before the card touched it and has
+        not moved on to the other pile since (an arm crossing the pile to put its own card on
+        the far one passes over it, fingertips and all, before or after the card comes: game
+        5149, A's hand crossed pile 2 just after B's fingertips put B's card there, covering it
+        a frame longer; game 5162 the same, as long; fixture stalemate, A's crossed it just
+        before; each time both spit cards went to the wrong players when judged by the hand
+        that covered the pile longer, or whose tip lay on it longer); else the one whose hand
+        was on the pile longer then; of two as long on it, the one whose hand's tip lay on it
+        longer (game 5110: A's arm and B's, each crossing over the other's pile to the far one,
+        covered pile 1 as long; A's fingertips lay on it 6 frames, B's 1); else the later
+        visit. None: nobody's hand was at their packet."""
         visits = self._packet_visits(since)
         if not visits:
             return None
-        # of two, the one whose hand was on the pile when the card touched it (another hand may
-        # pass over it before or after, on its way to the other pile)
         t = self._touch(change, "spit")
         window = (t - SPIT_PLACE_S, t + 1.5 / 30)
-        tips = {p: self._tip_frames(change.zone, p, *window) for p in visits}
-        placers = [p for p in visits if tips[p] == max(tips.values())]
-        if len(placers) == 2 and tips[placers[0]] > 0:
-            # fingertips as long on it: the one whose tip came onto it first since it went busy
-            # (the card comes with the hand that puts it down; the other arm crosses it after)
-            first = {p: min((when for when, who, zone in self._tips_on_piles
-                             if who is p and zone == change.zone and since[0] <= when <= window[1]),
-                            default=math.inf) for p in placers}
-            placers = [p for p in placers if first[p] == min(first.values()) < math.inf]
-        if len(placers) == 2:  # fingertips as long on it: the one whose hand was on it longer
+        placers = [p for p in visits if self._tip_frames(change.zone, p, *window) > 0
+                   and not self._tip_moved_on(change.zone, p, window[0])]
+        if len(placers) != 1:
+            # the one whose hand was on the pile when the card touched it (another hand may
+            # pass over it before or after, on its way to the other pile)
             on_pile = {p: self._frames_on(change.zone, p, *window) for p in visits}
-            placers = [p for p in visits if on_pile[p] == max(on_pile.values()) > 0]
+            best = max(on_pile.values())
+            placers = [p for p in visits if on_pile[p] == best] if best > 0 else []
+            if len(placers) == 2:  # as long on it: the one whose fingertips lay on it longer
+                tips = {p: self._tip_frames(change.zone, p, *window) for p in placers}
+                placers = [p for p in placers if tips[p] == max(tips.values())]
         player = placers[0] if len(placers) == 1 else max(visits, key=lambda p: visits[p])
         self._packet_visit_used[player] = visits[player]
         return player
+
+    def _tip_moved_on(self, pile: str, player: Player, since: float) -> bool:
+        """Whether the tip of ``player``'s hand, seen on ``pile`` since ``since``, was last seen
+        on another pile: the arm crossed ``pile`` on its way to the other."""
+        seen = [(when, zone) for when, who, zone in self._tips_on_piles if who is player and when >= since]
+        return any(zone == pile for _, zone in seen) and max(seen)[1] != pile
 
     def _packet_visits(self, since: tuple[float, int]) -> dict[Player, float]:
         """The players whose hand was at their packet shortly before a pile went busy at

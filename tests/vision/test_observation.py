@@ -1002,21 +1002,24 @@ def test_of_two_spitters_the_one_whose_fingertips_lay_on_the_pile_placed_the_car
         assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B if b_tip_on_pile else Player.A)]
 
 
-def test_of_two_spitters_whose_fingertips_lay_on_the_pile_as_long_the_first_to_come_placed_the_card(
+def test_of_two_spitters_whose_fingertips_lay_on_the_pile_the_one_whose_arm_did_not_cross_on_placed_the_card(
         layout: MatLayout) -> None:
     """Game 5162: B's fingertips put B's spit card on pile 2, then A's arm crossed the pile on its
-    way to pile 1, A's hand covering it more; each tip lay on it 4 frames round the touch. The
-    card was given to A, and A's own spit card on pile 1 to B."""
-    pile2 = tuple(map(float, layout.zone("pile2").center))
-    table = Table(layout)
-    table.frame_with(hands=(touching(Player.B, "B.packet"),))
-    table.frame_with(hands=(touching(Player.A, "A.packet"),))
+    way to pile 1, A's hand covering it more; each tip lay on it as long round the touch. The
+    card was given to A, and A's own spit card on pile 1 to B. (Fixture stalemate: A's arm
+    crossed pile 2 just before B's card came, its tip there longer.)"""
+    pile1, pile2 = (tuple(map(float, layout.zone(z).center)) for z in ("pile1", "pile2"))
     b_tip = replace(touching(Player.B, "pile2"), tip_mm=pile2)
     a_tip = hand_at(Player.A, pile2, "pile2")
-    for hands in [(b_tip,)] * 2 + [(a_tip,)] * 2 + [()] * 4:
-        table.frame_with(hands=hands, unsettled=("pile2",))
-    spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
-    assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)]
+    a_on = hand_at(Player.A, pile1, "pile1")
+    for crossing in ([(b_tip,)] * 2 + [(a_tip,)] * 2, [(a_tip,)] * 3 + [(b_tip,)] * 2):
+        table = Table(layout)
+        table.frame_with(hands=(touching(Player.B, "B.packet"),))
+        table.frame_with(hands=(touching(Player.A, "A.packet"),))
+        for hands in crossing + [(a_on,)] * 4:
+            table.frame_with(hands=hands, unsettled=("pile2",))
+        spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
+        assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)], crossing
 
 
 def test_a_pile_read_as_its_top_a_spit_card_nearly_as_sure_shows_that_spit_card(layout: MatLayout) -> None:
