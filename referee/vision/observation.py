@@ -288,6 +288,7 @@ class _HandSeen:
     still_from: float = 0.0
     top: str = ""
     still_s: float | None = None
+    rest_before: float | None = None  # ``still_from`` before the tip last moved
 
 
 @dataclass
@@ -2389,9 +2390,12 @@ class Observer:
         ``EARLY_SLAP_SLOTS_S`` before the hand came on (the slap waits at least as long after
         it left, and for such slots to settle): a card put down under a hand that lingers may
         not be read, but it changes the pile's picture, or its slot's (the tests' model that
-        reads no card made a slap of a play and its take-back). Not an arm merged with the
-        other player's: where one ends is a guess, and a knocked camera makes one blob of the
-        whole mat until the drift check follows it (fixture camera-nudge)."""
+        reads no card made a slap of a play and its take-back). Not a hand that comes onto the
+        pile as part of an arm merged with the other player's: where one ends is a guess, and a
+        knocked camera makes one blob of the whole mat until the drift check follows it (fixture
+        camera-nudge); but a hand already on the pile is held there while another arm joins it
+        (``_joined_over``), and stays while its tip does, covering a part of the pile
+        (``_hand_staying``)."""
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if not h.merged and self._slapped_pile(h) == zone}
@@ -2401,16 +2405,27 @@ class Observer:
                 key = (int(number), player)
                 hand = over.get(player)
                 seen = self._early_slaps.get(key)
-                if hand is None:
+                joined = False
+                if hand is None and seen is not None:
+                    hand = self._hand_staying(player, zone, seen, tracked)
+                    joined = hand is None and self._joined_over(player, zone, tracked)
+                if hand is None and not joined:
                     if seen is not None and seen.still_s is not None and not seen.slapped:
                         self._early_pending.append((key, seen, tracked.time, False))
                     self._early_slaps.pop(key, None)
                     continue
                 if seen is None:
+                    assert hand is not None
                     seen = self._early_slaps[key] = _HandSeen(tracked.time, anchor=hand.tip_mm,
                                                               still_from=tracked.time, top=top)
-                elif math.dist(hand.tip_mm, seen.anchor) > EARLY_SLAP_TIP_MM:
+                elif hand is not None and math.dist(hand.tip_mm, seen.anchor) > EARLY_SLAP_TIP_MM:
+                    seen.rest_before = seen.still_from
                     seen.anchor, seen.still_from = hand.tip_mm, tracked.time
+                elif joined and seen.rest_before is not None \
+                        and tracked.time - seen.still_from <= VISIT_GAP_S:
+                    # the tip moved the frame before the arms joined: the other arm, reaching
+                    # the hand, already lay in its blob (game 5199: B's fingers, 16 mm from A's)
+                    seen.still_from, seen.rest_before = seen.rest_before, None
                 if top != seen.top:  # a card came or went under it: a play or a take-back
                     seen.slapped = True
                 if (not seen.slapped and seen.still_s is None
@@ -2437,6 +2452,28 @@ class Observer:
                 events.append(self._early_slap(key, seen, left, tracked.frame))
         self._early_pending = keep
         return events
+
+    def _hand_staying(self, player: Player, zone: str, seen: _HandSeen, tracked: TrackedFrame
+                      ) -> HandBlob | None:
+        """A hand of ``player`` that came to rest on spit pile ``zone`` (``seen``) and stays,
+        its tip where it came to rest, covering a part of the pile (``HandBlob.touches``) but
+        no longer its centre: a palm on the pile's edge covers the centre in some frames only
+        (game 5168: A's hand on pile 1, its tip still, covered the centre for 2 of its 17 frames
+        there)."""
+        return next((h for h in tracked.hands if h.player is player and not h.merged and zone in h.touches
+                     and self._slapped_pile(h) in (None, zone)
+                     and math.dist(h.tip_mm, seen.anchor) <= EARLY_SLAP_TIP_MM), None)
+
+    @staticmethod
+    def _joined_over(player: Player, zone: str, tracked: TrackedFrame) -> bool:
+        """``player``'s arm is joined with the other player's in one blob (``HandBlob.merged``)
+        that lies over spit pile ``zone``: the other arm, passing or playing, touched the hand on
+        the pile. Where one arm ends in the blob is a guess (the tracker's split gives the pile
+        to either), so a hand that came to rest on the pile is held there, its rest neither
+        broken nor confirmed by the blob's tip, until the arms part (games 5168, 5171, 5199: the
+        other player's arm touched the slapping hand for 0.2-0.4 s of its 0.6-0.7 s there)."""
+        return any(h.merged and h.player is player for h in tracked.hands) \
+            and any(h.merged and (zone in h.zones or zone in h.touches) for h in tracked.hands)
 
     def _early_slap(self, key: tuple[int, Player], seen: _HandSeen, left: float, frame: int) -> Slap:
         """The slap during play of ``key`` (pile number, player): the hand came at ``seen.first``."""

@@ -2069,6 +2069,61 @@ def test_a_hand_moving_on_a_pile_or_leaving_soon_is_no_slap(layout: MatLayout) -
     assert frames_of(table, 2 * n, (merged,)) == [] and clear_again(table, "pile2", as_before=True) == []
 
 
+def test_a_hand_at_rest_on_a_pile_joined_by_the_other_arm_is_held_there(layout: MatLayout) -> None:
+    """Games 5171 and 5199: the other player's arm, passing or reaching its own slot, touched
+    the slapping hand for 0.2-0.4 s of its 0.6-0.7 s on the pile; the blob of both arms was
+    split at a guess, and the slap, never still long enough between, was missed. A hand at rest
+    on the pile is held there while the arms are joined; in 5199 its tip moved the frame before
+    they joined (the other's fingers already in its blob)."""
+    n = round(EARLY_SLAP_STILL_S * FPS)
+    on_pile = hand_at(Player.B, (350.0, 300.0), "pile2")
+    a_part = replace(hand_at(Player.A, (330.0, 240.0), "pile2"), merged=True)
+    b_part = replace(hand_at(Player.B, (280.0, 225.0), "A.stock4"), merged=True)
+    for jump in (False, True):
+        table = Table(layout)
+        came = (table.frame + 1) / FPS
+        events = frames_of(table, n // 2, (on_pile,))
+        if jump:
+            events += frames_of(table, 1, (replace(on_pile, tip_mm=(370.0, 290.0)),))
+        events += frames_of(table, n // 2 + 2, (a_part, b_part))  # joined: B's part off the pile
+        events += frames_of(table, 2, (replace(on_pile, tip_mm=(380.0, 260.0)),))  # lifting
+        assert events == [] and clear_again(table, "pile2", as_before=True) == []
+        events = frames_of(table, round(EARLY_SLAP_SLOTS_S * FPS), ())
+        assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.B, 2)], jump
+        assert abs(events[0].t - (came + SLAP_LEAD_S)) < 1e-9
+    # a hand that came onto the pile joined to the other arm is not held: where either ends
+    # is a guess
+    table = Table(layout)
+    assert frames_of(table, 2 * n, (a_part, replace(b_part, zones=("pile2",)))) == []
+    assert frames_of(table, 2, (on_pile,)) == [] and clear_again(table, "pile2", as_before=True) == []
+    assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+
+
+def test_a_hand_at_rest_on_a_pile_s_edge_stays_on_it(layout: MatLayout) -> None:
+    """Game 5168: A's hand on pile 1, its tip still, covered the pile's centre in 2 of its 17
+    frames there; in the others it covered a part of the pile only. Still where it came to
+    rest, it stays; a hand that never covered the centre did not come."""
+    n = round(EARLY_SLAP_STILL_S * FPS)
+    covers = replace(hand_at(Player.A, (190.0, 110.0), "A.stock3", "pile1"), touches=("A.stock3", "pile1"))
+    edge = replace(covers, zones=("A.stock3",))
+    table = Table(layout)
+    assert frames_of(table, 2, (covers,)) + frames_of(table, n, (edge,)) == []
+    assert frames_of(table, 1, (replace(edge, tip_mm=(240.0, 160.0)),)) == []  # leaving
+    assert clear_again(table, "pile1", as_before=True) == []
+    events = frames_of(table, round(EARLY_SLAP_SLOTS_S * FPS), ())
+    assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.A, 1)]
+    # its tip moved on: it left the pile
+    table = Table(layout)
+    assert frames_of(table, 2, (covers,)) == []
+    assert frames_of(table, n, (replace(edge, tip_mm=(230.0, 130.0)),)) == []
+    assert clear_again(table, "pile1", as_before=True) == []
+    assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+    # never on the pile's centre
+    table = Table(layout)
+    assert frames_of(table, 2 * n, (edge,)) == [] and clear_again(table, "pile1", as_before=True) == []
+    assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+
+
 def test_a_hand_still_on_a_pile_where_its_card_lands_is_a_play_not_a_slap(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "back"})  # 4D left its slot
