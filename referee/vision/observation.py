@@ -813,13 +813,18 @@ class Observer:
 
     def _hold_behind_unread(self, events: list[TableEvent]) -> list[TableEvent]:
         """Events in time order, but those after a change still being read again wait for it (at
-        most ``REREAD_FOR_S``): a spit card not yet read decides whether they are early."""
+        most ``REREAD_FOR_S``): a spit card not yet read decides whether they are early. So do
+        those after a pile change that waits for a slot (at most ``UNDER_WAIT_S``, from when
+        the pile went busy): its plays, timed by their carries, come before them (game 5162:
+        A's JH and 7S waited for A's slot 4 under the lingering arm while B's turn was given;
+        released after it, both plays were put after the turn, the JH 0.27 s late)."""
         pending = sorted(self._behind_unread + events, key=lambda e: e.t)
         holding = [u for zone, u in self._unread.items() if not self._guessed_as_its_top(zone, u)]
-        if not holding:
+        cuts = [self._touch(u.change, "turn") for u in holding] + [since[0] for _, _, since in self._waiting]
+        if not cuts:
             self._behind_unread = []
             return pending
-        cut = min(self._touch(u.change, "turn") for u in holding)
+        cut = min(cuts)
         self._behind_unread = [e for e in pending if e.t >= cut]
         return [e for e in pending if e.t < cut]
 

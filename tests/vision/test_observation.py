@@ -1079,6 +1079,24 @@ def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: Ma
     assert events[0].evidence["underneath"] is True and events[0].t < events[1].t
 
 
+def test_what_comes_after_a_pile_change_waiting_for_a_slot_waits_with_it(layout: MatLayout) -> None:
+    """Game 5162: A's JH and 7S, seen on pile 1, waited for A's slot 4 under the lingering arm
+    while B turned a card; the turn, given first, put both plays after it (the JH 0.27 s
+    late: its F_ILLEGAL_RANK counted missed, and a false one)."""
+    table = Table(layout)
+    table.frame_with({"B.stock4": "back"})  # B's 8S left ...
+    assert [type(e) for e in table.frame_with({"pile2": "8S"})] == [Play]  # ... onto pile 2
+    table.frame_with({"A.stock5": "back"}, unsettled=("A.stock1",))  # 7H left slot 5; 4D going
+    table.busy_since["A.stock1"] = table.frame - 5
+    on_pile = (touching(Player.A, "pile1"),)
+    table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
+    assert table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock1",)) == []  # waits
+    assert table.frame_with({"B.stock4": "2C"}, busy_frames=2, unsettled=("A.stock1",)) == []  # B's turn
+    events = table.frame_with({"A.stock1": "back"}, busy_frames=1)
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "4D"), (Play, "7H"), (Turn, "2C")]
+    assert [e.t for e in events] == sorted(e.t for e in events)
+
+
 def test_a_card_followed_to_rest_under_a_pile_s_top_lies_there_though_its_hand_was_not_seen(
         layout: MatLayout) -> None:
     """Race-eval seed 6454 (both recognitions): B's pale hand over the white mat was not seen on
