@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from referee.events import Record, TableEvent
@@ -27,19 +28,25 @@ class TruthReader:
 
     def __init__(self, frames_path: str | Path) -> None:
         self.frames = read_frames(frames_path)
+        self._hidden = hidden_tops(self.frames)
 
     def read(self, frame: int, zones: Sequence[str]) -> list[tuple[str, float]]:
         """(label, confidence) per zone: the card code on top (face up), ``back`` or ``empty``.
 
         The top is the last card drawn with the zone's tag that is not in flight. A card the
         truth still has in flight at this frame, but that lands before the next one exactly
-        where this picture shows it (:func:`at_rest_in_picture`), is at rest in the picture."""
+        where this picture shows it (:func:`at_rest_in_picture`), is at rest in the picture. A
+        top wholly under a hand, which the truth leaves out, is still the top
+        (:func:`hidden_tops`)."""
         index = min(max(frame, 0), len(self.frames) - 1)
         cards = self.frames[index]["cards"]
         following = self.frames[index + 1]["cards"] if index + 1 < len(self.frames) else []
         out = []
         for zone in zones:
-            top = None
+            top = self._hidden[index].get(zone)
+            if top is not None:
+                out.append((top["card"] if top["face_up"] else "back", 1.0))
+                continue
             for card in cards:
                 if card["tag"] == zone and (not card["moving"] or at_rest_in_picture(card, following)):
                     top = card
@@ -63,6 +70,41 @@ def at_rest_in_picture(card: dict[str, Any], following: Sequence[dict[str, Any]]
         return False
     corners = np.asarray(card["quad"], float) - np.asarray(later["quad"], float)
     return bool(np.all(np.hypot(corners[:, 0], corners[:, 1]) <= AT_REST_PX))
+
+
+def hidden_tops(frames: Sequence[dict[str, Any]]) -> list[dict[str, dict[str, Any]]]:
+    """Per frame, the zones whose top card lies wholly under a hand: ``frames.jsonl.gz`` lists
+    only cards with some part visible, so such a card is left out, and the top would be read
+    as the card beneath it (game 5191: B's KD, under B's arm as it passed, was read as the back
+    beneath it, a sliver of which showed, and its slot seen turned face down). A zone's top at
+    rest that is no longer listed, in a frame where a hand covers the middle of where it lay,
+    lies there still, until it is listed again, the hand has left, or a card that was not in
+    the zone then is listed there (put on top)."""
+    out: list[dict[str, dict[str, Any]]] = []
+    before: dict[str, tuple[dict[str, Any], frozenset[str]]] = {}  # zone -> (top, the zone's cards then)
+    for frame in frames:
+        cards = frame["cards"]
+        listed = {c["card"] for c in cards}
+        in_zone: dict[str, set[str]] = {}
+        for c in cards:
+            in_zone.setdefault(c["tag"], set()).add(c["card"])
+        hands = [np.asarray(h["outline"], np.float32) for h in frame.get("hands", ())]
+        hidden: dict[str, tuple[dict[str, Any], frozenset[str]]] = {}
+        for zone, (top, then) in before.items():
+            middle = np.asarray(top["quad"], np.float32).mean(axis=0)
+            if top["card"] not in listed and in_zone.get(zone, set()) <= then \
+                    and any(cv2.pointPolygonTest(h, (float(middle[0]), float(middle[1])), False) >= 0
+                            for h in hands):
+                hidden[zone] = (top, then)
+        out.append({zone: top for zone, (top, _) in hidden.items()})
+        before = dict(hidden)
+        for zone, codes in in_zone.items():
+            if zone in hidden:
+                continue
+            resting = [c for c in cards if c["tag"] == zone and not c["moving"]]
+            if resting:
+                before[zone] = (resting[-1], frozenset(codes))
+    return out
 
 
 class TruthZoneReader:

@@ -16,11 +16,12 @@ def _card(card: str, tag: str, moving: bool, face_up: bool = True, shift: float 
             "visible": 0.4, "tag": tag, "moving": moving}
 
 
-def _reader(tmp_path: Path, frames: list[list[dict]]) -> TruthReader:
+def _reader(tmp_path: Path, frames: list[list[dict]], hands: dict[int, list[dict]] | None = None
+            ) -> TruthReader:
     path = tmp_path / "frames.jsonl.gz"
     with gzip.open(path, "wt", encoding="utf-8") as out:
         for n, cards in enumerate(frames):
-            record = {"frame": n, "time": n / 30, "cards": cards}
+            record = {"frame": n, "time": n / 30, "cards": cards, "hands": (hands or {}).get(n, [])}
             if n == 0:
                 record |= {"camera": {}, "homography": []}
             out.write(json.dumps(record) + "\n")
@@ -48,3 +49,17 @@ def test_a_card_still_moving_or_landing_elsewhere_is_not_at_rest(tmp_path: Path)
     ]
     reader = _reader(tmp_path, frames)
     assert [reader.read(n, ["pile1"])[0][0] for n in (0, 2, 4)] == ["empty", "empty", "empty"]
+
+
+def test_a_top_wholly_under_a_hand_is_still_the_top(tmp_path: Path) -> None:
+    """Game 5191: B's KD, wholly under B's arm, was left out of the frames' truth and its slot
+    read as the back beneath it (a sliver of which showed): a turn face down, then a take-back."""
+    beneath, kd = _card("2S", "B.stock2", False, face_up=False), _card("KD", "B.stock2", False)
+    arm = {"owner": "B", "outline": [[90.0, 0.0], [170.0, 0.0], [170.0, 200.0], [90.0, 200.0]]}
+    frames = [[beneath, kd], [beneath], [beneath], [beneath], [beneath, _card("9C", "B.stock2", False)],
+              [beneath]]
+    reader = _reader(tmp_path, frames, hands={1: [arm], 2: [arm], 4: [arm], 5: [arm]})
+    # under the arm: the KD; the arm gone, the KD with it (taken while hidden): the back
+    assert [reader.read(n, ["B.stock2"])[0][0] for n in range(4)] == ["KD", "KD", "KD", "back"]
+    # a card not there before, listed on top: it is the top; wholly hidden in turn, it stays
+    assert [reader.read(n, ["B.stock2"])[0][0] for n in (4, 5)] == ["9C", "9C"]
