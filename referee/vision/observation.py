@@ -1442,11 +1442,16 @@ class Observer:
         very slot: it was taken back to where it came from (game 5009 at 1280x720 with the
         model: B's QC, played illegally onto pile 1 and covered by A's 6S, back in B's slot 2
         read 0.66 under the hand and 0.62 after; by then a slap had cleared the pile, and it
-        was taken for a turn of its runner-up KC)."""
+        was taken for a turn of its runner-up KC). So does a pile's top played from this slot
+        when the pile was read, not surely enough for a take-back, as the card beneath it
+        (``_doubted_take_backs``; game 5179 with the model: B's KS, back in B's slot 4 under the
+        hand that took it back, read 0.77 and 0.73 there, and played again before the hand
+        left)."""
         if zone.kind is not ZoneKind.STOCK or zone.owner is None or reading.confidence < HAND_OVER_CONFIDENCE:
             return False
         return any(p.card == reading.label and p.player is zone.owner and p.slot == zone.number
-                   for pile in self.state.piles.values() for p in pile[:-1])
+                   for n, pile in self.state.piles.items()
+                   for p in (pile if self._pile_zone.get(n) in self._doubted_take_backs else pile[:-1]))
 
     def _stock_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                       player: Player, slot: int, old: str, new: str, read_before: bool = False
@@ -1681,6 +1686,19 @@ class Observer:
                              evidence=self._evidence(change, reading, since))]
         if new == "back":
             return []
+        if _taken_back(pile, old, new) is None and reading.runner_up is not None \
+                and _taken_back(pile, old, reading.runner_up) is not None and self._buried(new, pile_n) \
+                and reading.runner_up_confidence >= TAKE_BACK_TOP_SHARE * reading.confidence:
+            # read as a card that lies deeper in a pile (no take-back uncovers it, and it cannot
+            # be in two places), its runner-up the card a take-back uncovers: that card (game
+            # 5179 with the model: B took the KS back off pile 1, whose AD, read AS at 0.58 and
+            # AD at 0.57, the AS three cards beneath, was not explained; the KS, back in its
+            # slot, was read KC and taken for a turn, and the F_TAKE_BACK lost)
+            log.info("frame %d: %s read as %s (%.2f), which lies deeper in a pile; its runner-up %s "
+                     "(%.2f) lay beneath the top", change.frame, change.zone, new, reading.confidence,
+                     reading.runner_up, reading.runner_up_confidence)
+            reading = reading.as_runner_up()
+            new = self.state.tops[change.zone] = reading.label
         # a take-back: the card now on top lay beneath the one that left, or beneath the two
         # that left (both taken back while hands never left the pile)
         depth = _taken_back(pile, old, new)
@@ -1874,6 +1892,12 @@ class Observer:
                 for pile in self.state.piles.values() for p in pile))
 
         return any(all(empty(player, slot) for slot in range(1, self.slots + 1)) for player in Player)
+
+    def _buried(self, card: str, pile_n: int) -> bool:
+        """Whether ``card`` lies in a spit pile where no take-back brings it on top of pile
+        ``pile_n``: more than two cards beneath that pile's top, or in the other pile."""
+        return any(card in [c.card for c in (stack[:-3] if n == pile_n else stack)]
+                   for n, stack in self.state.piles.items())
 
     def _back_in_its_slot(self, top: _PileCard, beneath: ZoneReading) -> bool:
         """Whether a pile's ``top`` shows again in the slot it was played from, while the pile

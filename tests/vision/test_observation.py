@@ -364,6 +364,35 @@ def test_a_card_back_in_the_slot_it_was_played_from_is_taken_back(layout: MatLay
     assert [p.card for p in table.obs.state.piles[1]] == ["5D", "KD", "10C"]
 
 
+def test_a_pile_read_as_a_card_deep_in_it_is_its_runner_up_that_a_take_back_uncovers(
+        layout: MatLayout) -> None:
+    """Game 5179 with the model: B took the KS back off pile 1; its AD, read AS at 0.58 and AD
+    at 0.57 (the AS three cards beneath), was not explained, and the KS, back in its slot under
+    the hand (0.77) and played again before the hand left, was lost, with its F_TAKE_BACK."""
+    def four_deep() -> Table:
+        table = Table(layout)
+        for slot, card in (("A.stock1", "4D"), ("B.stock3", "3S"), ("A.stock2", "KD")):
+            table.frame_with({slot: "back"})
+            assert [type(e) for e in table.frame_with({"pile1": card})] == [Play]
+        assert [p.card for p in table.obs.state.piles[1]] == ["5D", "4D", "3S", "KD"]
+        return table
+
+    table = four_deep()
+    # the 5D cannot show: the runner-up 3S, which the KD's take-back uncovers, is doubted ...
+    assert table.frame_with({"pile1": "5D"}, confidence=0.58, runner_up=("3S", 0.57)) == []
+    assert table.obs.state.tops["pile1"] == "KD"
+    # ... until the KD shows in its slot, under the hand that took it back
+    under = {"hands": (hand(Player.A, "A.stock2"),), "hand_over": True}
+    events = table.frame_with({"A.stock2": "KD"}, confidence=0.77, **under)
+    assert [(type(e), e.player, str(e.card), e.pile) for e in events] == [(TakeBack, Player.A, "KD", 1)]
+    assert table.obs.state.tops["pile1"] == "3S"
+    # a runner-up much less sure, or one no take-back uncovers: not that card
+    for runner_up in (("3S", 0.2), ("9C", 0.57)):
+        table = four_deep()
+        table.frame_with({"pile1": "5D"}, confidence=0.58, runner_up=runner_up)
+        assert table.obs.state.tops["pile1"] == "5D"
+
+
 def test_a_doubted_take_back_is_given_when_the_top_shows_in_its_slot(layout: MatLayout) -> None:
     """Game 5009 at 1280x720 (model): pile 2 read 2D at 0.72 when B took the 2S back, then the
     2S read 0.57 in B's slot 5: the two readings agree, and the take-back is given, timed
