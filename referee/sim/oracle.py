@@ -43,13 +43,13 @@ class TruthReader:
         following = self.frames[index + 1]["cards"] if index + 1 < len(self.frames) else []
         out = []
         for zone in zones:
-            top = self._hidden[index].get(zone)
-            if top is not None:
-                out.append((top["card"] if top["face_up"] else "back", 1.0))
-                continue
+            top = None
             for card in cards:
                 if card["tag"] == zone and (not card["moving"] or at_rest_in_picture(card, following)):
                     top = card
+            hidden = self._hidden[index].get(zone)
+            if hidden is not None and (top is None or top["card"] in hidden[1]):
+                top = hidden[0]  # (not under a card that came since)
             if top is None:
                 out.append(("empty", 1.0))
             else:
@@ -72,38 +72,37 @@ def at_rest_in_picture(card: dict[str, Any], following: Sequence[dict[str, Any]]
     return bool(np.all(np.hypot(corners[:, 0], corners[:, 1]) <= AT_REST_PX))
 
 
-def hidden_tops(frames: Sequence[dict[str, Any]]) -> list[dict[str, dict[str, Any]]]:
+def hidden_tops(frames: Sequence[dict[str, Any]]) -> list[dict[str, tuple[dict[str, Any], frozenset[str]]]]:
     """Per frame, the zones whose top card lies wholly under a hand: ``frames.jsonl.gz`` lists
     only cards with some part visible, so such a card is left out, and the top would be read
     as the card beneath it (game 5191: B's KD, under B's arm as it passed, was read as the back
     beneath it, a sliver of which showed, and its slot seen turned face down). A zone's top at
     rest that is no longer listed, in a frame where a hand covers the middle of where it lay,
-    lies there still, until it is listed again, the hand has left, or a card that was not in
-    the zone then is listed there (put on top)."""
-    out: list[dict[str, dict[str, Any]]] = []
+    lies there still, until it is listed again or the hand has left; but not under a card
+    that was not at rest in the zone then (put on top since: the top read as usual). Each as
+    (the card, the codes of the cards at rest in the zone when it was last listed)."""
+    out: list[dict[str, tuple[dict[str, Any], frozenset[str]]]] = []
     before: dict[str, tuple[dict[str, Any], frozenset[str]]] = {}  # zone -> (top, the zone's cards then)
     for frame in frames:
         cards = frame["cards"]
         listed = {c["card"] for c in cards}
-        in_zone: dict[str, set[str]] = {}
+        resting: dict[str, list[dict[str, Any]]] = {}
         for c in cards:
-            in_zone.setdefault(c["tag"], set()).add(c["card"])
+            if not c["moving"]:
+                resting.setdefault(c["tag"], []).append(c)
         hands = [np.asarray(h["outline"], np.float32) for h in frame.get("hands", ())]
         hidden: dict[str, tuple[dict[str, Any], frozenset[str]]] = {}
         for zone, (top, then) in before.items():
             middle = np.asarray(top["quad"], np.float32).mean(axis=0)
-            if top["card"] not in listed and in_zone.get(zone, set()) <= then \
+            if top["card"] not in listed and {c["card"] for c in resting.get(zone, ())} <= then \
                     and any(cv2.pointPolygonTest(h, (float(middle[0]), float(middle[1])), False) >= 0
                             for h in hands):
                 hidden[zone] = (top, then)
-        out.append({zone: top for zone, (top, _) in hidden.items()})
+        out.append(hidden)
         before = dict(hidden)
-        for zone, codes in in_zone.items():
-            if zone in hidden:
-                continue
-            resting = [c for c in cards if c["tag"] == zone and not c["moving"]]
-            if resting:
-                before[zone] = (resting[-1], frozenset(codes))
+        for zone, at_rest in resting.items():
+            if zone not in hidden:
+                before[zone] = (at_rest[-1], frozenset(c["card"] for c in at_rest))
     return out
 
 

@@ -63,3 +63,9 @@ def test_a_top_wholly_under_a_hand_is_still_the_top(tmp_path: Path) -> None:
     assert [reader.read(n, ["B.stock2"])[0][0] for n in range(4)] == ["KD", "KD", "KD", "back"]
     # a card not there before, listed on top: it is the top; wholly hidden in turn, it stays
     assert [reader.read(n, ["B.stock2"])[0][0] for n in (4, 5)] == ["9C", "9C"]
+    # a card in flight into the zone while the top was last listed, come to rest on it since
+    # (game 5162: A's 9D, put on pile 2 under both players' hands, covered the 10D)
+    coming = _card("9C", "B.stock2", True, shift=30.0)
+    frames = [[beneath, kd, coming], [beneath, coming], [beneath, _card("9C", "B.stock2", False)]]
+    reader = _reader(tmp_path, frames, hands={1: [arm], 2: [arm]})
+    assert [reader.read(n, ["B.stock2"])[0][0] for n in range(3)] == ["KD", "KD", "9C"]
