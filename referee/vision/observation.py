@@ -1686,6 +1686,11 @@ class Observer:
                              evidence=self._evidence(change, reading, since))]
         if new == "back":
             return []
+        if pile and all(c.card != old for c in pile):
+            # the top shown was read from no slot and no packet, not explained, and never put
+            # on the pile: what a take-back uncovers lies beneath the pile's last card (game
+            # 5199 with the model: B's QD, lifted off pile 2, was read JD, then the AC beneath)
+            old = pile[-1].card
         if _taken_back(pile, old, new) is None and reading.runner_up is not None \
                 and _taken_back(pile, old, reading.runner_up) is not None and self._buried(new, pile_n) \
                 and reading.runner_up_confidence >= TAKE_BACK_TOP_SHARE * reading.confidence:

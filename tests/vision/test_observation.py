@@ -393,6 +393,20 @@ def test_a_pile_read_as_a_card_deep_in_it_is_its_runner_up_that_a_take_back_unco
         assert table.obs.state.tops["pile1"] == "5D"
 
 
+def test_a_take_back_after_a_top_not_explained_uncovers_the_card_beneath_the_pile_s_last(
+        layout: MatLayout) -> None:
+    """Game 5199 with the model: B's QD, lifted off pile 2, was read JD (from no slot and no
+    packet: not explained), then the AC beneath it showed, and was not explained either: the
+    take-back was lost."""
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})
+    assert [type(e) for e in table.frame_with({"pile1": "4D"})] == [Play]
+    assert table.frame_with({"pile1": "9S"}) == []  # from no slot and no packet
+    events = table.frame_with({"pile1": "5D"})
+    assert [(type(e), e.player, str(e.card), e.pile) for e in events] == [(TakeBack, Player.A, "4D", 1)]
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D"]
+
+
 def test_a_doubted_take_back_is_given_when_the_top_shows_in_its_slot(layout: MatLayout) -> None:
     """Game 5009 at 1280x720 (model): pile 2 read 2D at 0.72 when B took the 2S back, then the
     2S read 0.57 in B's slot 5: the two readings agree, and the take-back is given, timed
