@@ -1331,9 +1331,11 @@ class Observer:
                 and reading.left_slot is None and not self._moved_in_under_hand(change, zone, reading) \
                 and not self._back_from_beneath(zone, reading):
             earlier = self._under_hand.get(change.zone)
-            if earlier is not None and zone.kind is ZoneKind.STOCK and new == "empty" \
-                    and earlier[2].label not in FACE_UP_LABELS:
-                self._card_under_hand[change.zone] = earlier  # "empty" may be the hand over it
+            if earlier is not None and zone.kind is ZoneKind.STOCK \
+                    and earlier[2].label not in FACE_UP_LABELS and (new == "empty" or (
+                        new not in FACE_UP_LABELS and not _one_card_read(earlier[2].label, new))):
+                # "empty" may be the hand over the card, and another card a misreading of it
+                self._card_under_hand[change.zone] = earlier
             if earlier is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
                     and _one_card_read(earlier[2].label, new):
                 # the same card read again, as unsurely, after the hand moved over it again: it
@@ -1354,11 +1356,13 @@ class Observer:
             return []
         hidden = self._under_hand.pop(change.zone, None)
         card_before = self._card_under_hand.pop(change.zone, None)
-        if hidden is not None and hidden[2].label == "empty" and card_before is not None \
-                and new not in FACE_UP_LABELS and _one_card_read(card_before[2].label, new):
-            # read as this card under the hand, then "empty" under it (the hand over the card),
-            # and surely as it now: the card came at the first change (games 5024 and 5033 at
-            # 1280x720 with the model: A's 4D and 2H, 0.7 and 0.8 s late)
+        if hidden is not None and card_before is not None and new not in FACE_UP_LABELS \
+                and _one_card_read(card_before[2].label, new) \
+                and (hidden[2].label == "empty" or not _one_card_read(hidden[2].label, new)):
+            # read as this card under the hand, then "empty" under it (the hand over the card)
+            # or as another card, and surely as it now: the card came at the first change (games
+            # 5024 and 5033 at 1280x720 with the model: A's 4D and 2H, 0.7 and 0.8 s late; game
+            # 5172: B's 10C read 0.65 under the hand, then QC at 0.57, 0.85 s late)
             hidden = card_before
         if hidden is not None and zone.kind is ZoneKind.PILE and hidden[0].carried and not change.carried \
                 and new != old and new not in FACE_UP_LABELS and any(
