@@ -483,7 +483,11 @@ class ZoneTracker:
             else:
                 st.still = 0
             if st.settled:
-                if st.still == 0 and (diff_ref > self._change_level[zid] or hand_over):
+                # busy when its picture moves and differs from the settled one, or shows a card
+                # come or gone (a white card put on the white mat by a pale hand, unseen, may
+                # differ less than a change: game 5168, A's 4D moved into the empty slot 1)
+                if st.still == 0 and (diff_ref > self._change_level[zid] or hand_over
+                                      or occupied != st.occupied):
                     st.settled = False
                     st.since_frame = idx
                 else:

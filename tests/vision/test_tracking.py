@@ -315,6 +315,37 @@ def test_a_pile_that_changed_less_than_a_change_gives_a_faint_change() -> None:
     assert len(strong) == 1 and not strong[0].faint and strong[0].difference > 6.0
 
 
+def test_a_slot_whose_card_came_without_changing_it_much_still_changes() -> None:
+    """Game 5168: a pale hand moved A's white 4D into the empty slot 1 on the white mat,
+    unseen, and the slot's picture changed less than a change does; its printed number was
+    covered all the same. A zone whose picture moves and whose occupancy flips goes busy, and
+    settles with a change. The first frame of fixture endgame, where A's slot 1 is empty, then
+    a card of the mat's own colour sliding into it."""
+    cal = load_calibration(FIXTURES / "endgame" / "calibration.yaml")
+    with open_video(FIXTURES / "endgame" / "video.mp4") as frames:
+        table = next(iter(frames)).image
+    box = cal.zone_polygon("A.stock1").astype(np.int32)
+    x0, y0 = box.min(axis=0) + 4
+    x1, y1 = box.max(axis=0) - 4
+    paper = np.median(table[y0:y1, x0:x1].reshape(-1, 3), axis=0).astype(np.uint8)
+    images = [table] * 5
+    for k in range(1, 5):  # sliding in from the left, its edge and the fingers' shadow ahead
+        moving = table.copy()
+        edge = x0 + (x1 - x0) * k // 4
+        moving[y0:y1, x0:edge] = paper
+        moving[y0:y1, edge:edge + 4] = 190
+        images.append(moving)
+    card = table.copy()
+    card[y0:y1, x0:x1] = paper
+    images += [card] * 6
+    tracker = ZoneTracker(cal)
+    tracked = [tracker.update(image, i / 30) for i, image in enumerate(images)]
+    assert not tracked[0].zones["A.stock1"].occupied and tracked[-1].zones["A.stock1"].occupied
+    changes = [c for t in tracked for c in t.changes if c.zone == "A.stock1"]
+    assert len(changes) == 1 and changes[0].occupied and not changes[0].was_occupied, changes
+    assert changes[0].difference < 10.0  # less than a change
+
+
 def test_frame_of_wrong_size_is_refused() -> None:
     cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
     tracker = ZoneTracker(cal)
