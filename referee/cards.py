@@ -119,6 +119,11 @@ class Card:
         """True when the ranks are one apart, circularly (rule D2). Suits do not matter."""
         return self.rank.adjacent(other.rank)
 
+    def twin(self, other: Card) -> bool:
+        """True for the card of the same rank and colour in the other suit (AD and AH): the
+        card recognition most often reads a card as, misreading its suit within its colour."""
+        return self != other and self.rank == other.rank and self.colour == other.colour
+
     def __str__(self) -> str:
         return self.code
 

@@ -57,6 +57,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from referee.cards import Card
 from referee.events import Move, Play, Slap, TableEvent, TakeBack
 from referee.players import Player
 from referee.vision import arbitration as ar
@@ -703,13 +704,17 @@ class Arbiter:
         later face shows what lay beneath. A face cut before the card was played and taken back
         followed that first play: game 5160, B's 5H played again 1.3 s after its take-back, the
         hand never clear of the slot between, was timed by its first carry, 4 s early, and
-        taken for a second card of one hand: a false F_TWO_CARDS.)"""
+        taken for a second card of one hand: a false F_TWO_CARDS.) A face of its twin counts
+        as the card's own: a card read in its slot as its twin, then as itself, or the other
+        way, was one card (game 5151: A's AS, read AC when turned and AS when settled again,
+        was moved as AC and timed by the AC face, whose follow had run off with the arm that
+        passed over it 1.5 s before: a false F_TWO_CARDS)."""
         faces = self._faces.get(f"{player}.stock{slot}")
         if not faces:
             return f"no view of {player}'s slot {slot} before the card left"
         returned = max((t for t in self._taken_back.get(card, ()) if t < before), default=-math.inf)
         for face in reversed(faces):
-            if face.time < before and face.label == card:
+            if face.time < before and _one_card(face.label, card):
                 if face.time < returned:
                     return f"no view of {player}'s slot {slot} showing {card} since it was taken back"
                 return face
@@ -1265,6 +1270,16 @@ def _fallback_t(est: _Estimate, ev: TableEvent, busy_long_s: float) -> float:
     if (evidence.get("underneath") is True or busy_long) and est.left is not None:
         return min(ev.t, est.left + PLAY_CARRY_S)
     return ev.t
+
+
+def _one_card(label: str, card: str) -> bool:
+    """Whether a slot's card read as ``label`` is ``card``, or its twin (``Card.twin``)."""
+    if label == card:
+        return True
+    try:
+        return Card.parse(label).twin(Card.parse(card))
+    except ValueError:  # "back", "empty": no card
+        return False
 
 
 def _failed(ev: TableEvent, exc: Exception) -> TableEvent:

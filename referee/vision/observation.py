@@ -2581,8 +2581,7 @@ def _one_card_read(first: str, then: str) -> bool:
         return True
     if first in FACE_UP_LABELS or then in FACE_UP_LABELS:
         return False
-    a, b = Card.parse(first), Card.parse(then)
-    return a.rank == b.rank and a.colour == b.colour
+    return Card.parse(first).twin(Card.parse(then))
 
 
 def _seen_gone(reading: ZoneReading) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -572,6 +572,25 @@ def test_a_play_whose_first_view_is_no_longer_kept_keeps_its_follow_s_track() ->
     est = arbiter._estimate(Player.A, 2, "KD", 99.0, pile1)
     assert est.contact is None and "since it was taken back" in est.error
     assert arbiter._estimate(Player.A, 2, "KD", 49.0, pile1).track is moved["KD"]
+
+
+def test_a_face_of_the_card_s_twin_in_its_slot_is_the_card_s_own() -> None:
+    """Game 5151 with the model: A's AS, read AC when turned and AS when its slot settled again,
+    was later moved, read AC in the slot it went to; its timing took the AC face, whose follow
+    had run off with the arm that passed over the slot 1.5 s before: a false F_TWO_CARDS. The
+    latest face of the card or its twin is the card's; another card's is not."""
+    from referee.live.arbitrate import Arbiter, _Face
+    from referee.vision.tracking import ZoneTracker
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(cal))
+    template = cast(ar.CardTemplate, None)  # not looked at
+    turned, settled = _Face(10, 22.4, "AC", template), _Face(20, 23.2, "AS", template)
+    arbiter._faces["A.stock2"] = [turned, settled]
+    assert arbiter._face(Player.A, 2, "AC", 24.0) is settled
+    assert arbiter._face(Player.A, 2, "AS", 24.0) is settled
+    assert arbiter._face(Player.A, 2, "AC", 23.0) is turned
+    assert isinstance(arbiter._face(Player.A, 2, "AD", 24.0), str)  # the other colour: not it
 
 
 def test_a_card_with_no_contact_estimate_underneath_or_settled_late_is_timed_a_carry_after_it_left() -> None:

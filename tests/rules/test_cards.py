@@ -57,3 +57,9 @@ def test_neighbours_wrap_around() -> None:
 def test_colours() -> None:
     assert Card.parse("QH").colour is Colour.RED and Card.parse("2D").colour is Colour.RED
     assert Card.parse("QS").colour is Colour.BLACK and Card.parse("2C").colour is Colour.BLACK
+
+
+def test_a_card_s_twin_is_the_other_suit_of_its_colour() -> None:
+    assert Card.parse("AD").twin(Card.parse("AH")) and Card.parse("10S").twin(Card.parse("10C"))
+    assert not Card.parse("AD").twin(Card.parse("AS"))  # the other colour
+    assert not Card.parse("AD").twin(Card.parse("2D")) and not Card.parse("AD").twin(Card.parse("AD"))
