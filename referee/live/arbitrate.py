@@ -57,13 +57,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from referee.cards import Card
 from referee.events import Move, Play, Slap, TableEvent, TakeBack
 from referee.players import Player
 from referee.vision import arbitration as ar
 from referee.vision.layering_reader import LayeringReader
 from referee.vision.mat import ZoneKind
-from referee.vision.observation import PLAY_CARRY_S
+from referee.vision.observation import PLAY_CARRY_S, one_card_read
 from referee.vision.tracking import StrayChange, TrackedFrame, ZoneTracker
 
 log = logging.getLogger(__name__)
@@ -714,7 +713,7 @@ class Arbiter:
             return f"no view of {player}'s slot {slot} before the card left"
         returned = max((t for t in self._taken_back.get(card, ()) if t < before), default=-math.inf)
         for face in reversed(faces):
-            if face.time < before and _one_card(face.label, card):
+            if face.time < before and one_card_read(face.label, card):
                 if face.time < returned:
                     return f"no view of {player}'s slot {slot} showing {card} since it was taken back"
                 return face
@@ -1270,16 +1269,6 @@ def _fallback_t(est: _Estimate, ev: TableEvent, busy_long_s: float) -> float:
     if (evidence.get("underneath") is True or busy_long) and est.left is not None:
         return min(ev.t, est.left + PLAY_CARRY_S)
     return ev.t
-
-
-def _one_card(label: str, card: str) -> bool:
-    """Whether a slot's card read as ``label`` is ``card``, or its twin (``Card.twin``)."""
-    if label == card:
-        return True
-    try:
-        return Card.parse(label).twin(Card.parse(card))
-    except ValueError:  # "back", "empty": no card
-        return False
 
 
 def _failed(ev: TableEvent, exc: Exception) -> TableEvent:

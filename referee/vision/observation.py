@@ -1333,11 +1333,11 @@ class Observer:
             earlier = self._under_hand.get(change.zone)
             if earlier is not None and zone.kind is ZoneKind.STOCK \
                     and earlier[2].label not in FACE_UP_LABELS and (new == "empty" or (
-                        new not in FACE_UP_LABELS and not _one_card_read(earlier[2].label, new))):
+                        new not in FACE_UP_LABELS and not one_card_read(earlier[2].label, new))):
                 # "empty" may be the hand over the card, and another card a misreading of it
                 self._card_under_hand[change.zone] = earlier
             if earlier is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
-                    and _one_card_read(earlier[2].label, new):
+                    and one_card_read(earlier[2].label, new):
                 # the same card read again, as unsurely, after the hand moved over it again: it
                 # came at the first change (game 5004 at 1280x720: B's 8C read 0.76 then 0.79
                 # under the hand, surely 0.7 s after it came)
@@ -1357,8 +1357,8 @@ class Observer:
         hidden = self._under_hand.pop(change.zone, None)
         card_before = self._card_under_hand.pop(change.zone, None)
         if hidden is not None and card_before is not None and new not in FACE_UP_LABELS \
-                and _one_card_read(card_before[2].label, new) \
-                and (hidden[2].label == "empty" or not _one_card_read(hidden[2].label, new)):
+                and one_card_read(card_before[2].label, new) \
+                and (hidden[2].label == "empty" or not one_card_read(hidden[2].label, new)):
             # read as this card under the hand, then "empty" under it (the hand over the card)
             # or as another card, and surely as it now: the card came at the first change (games
             # 5024 and 5033 at 1280x720 with the model: A's 4D and 2H, 0.7 and 0.8 s late; game
@@ -1371,7 +1371,7 @@ class Observer:
             # left its slot by then): it came with the carry
             change, since = replace(hidden[0], hand_over=False), hidden[1]
         if hidden is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
-                and _one_card_read(hidden[2].label, new):
+                and one_card_read(hidden[2].label, new):
             # the card read there under the hand, not surely enough, is read surely now that
             # the hand has gone: it came then (a turn is timed from its settle under the hand),
             # also when read under the hand as its twin (game 5007 at 1280x720: B's AH, turned
@@ -2072,7 +2072,7 @@ class Observer:
             if change.time - was.time > PAIR_WINDOW_S:
                 del self._turned_unseen[zone]
                 continue
-            if not _one_card_read(seen.label, card):
+            if not one_card_read(seen.label, card):
                 continue
             del self._turned_unseen[zone]
             assert source.number is not None
@@ -2573,7 +2573,7 @@ class Observer:
         return any(label != card for label in reads)
 
 
-def _one_card_read(first: str, then: str) -> bool:
+def one_card_read(first: str, then: str) -> bool:
     """Whether two readings of a slot may be one card: the same identity, or its twin (the
     same rank and colour, AD and AH: a suit misread within a colour, the small indices'
     commonest misreading; a face-up card changes into another only by a move onto it)."""
