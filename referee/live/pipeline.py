@@ -120,6 +120,37 @@ def _under_the_read_top(tracked: TrackedFrame, landing: Landing, reading: ZoneRe
     return replace(tracked, changes=changes)
 
 
+def _beneath_misread(reading: ZoneReading, landing: Landing) -> bool:
+    """Whether a pile, settled as usual after a carried landing that could not settle it (a card
+    unaccounted for, ``Observer.may_settle_by_carry``), is read as no card surely, or as a card
+    the follows placed beneath the landed card, one recognition may take it for (the same rank
+    or suit): the landed card lies on top, as after a carried landing that settled it (game
+    5189 with the model: A's JC, followed to rest on pile 2 over B's JD, matching its face at
+    0.84, was read not surely under A's hand, then JD at 0.85; the race's F_LOST_TOUCH, and the
+    JC's take-back, were lost)."""
+    if reading.label in NOT_IDENTITIES:
+        return True
+    if reading.label not in landing.beneath:
+        return False
+    read, landed = Card.parse(reading.label), Card.parse(landing.label)
+    return read.rank == landed.rank or read.suit == landed.suit
+
+
+def _with_landing(tracked: TrackedFrame, landing: Landing) -> TrackedFrame:
+    """``tracked`` with what the follows found of the other cards (beneath the landed card, or
+    elsewhere) on the change of the landing's pile."""
+    changes = tuple(replace(c, beneath=c.beneath | landing.beneath, elsewhere=c.elsewhere | landing.elsewhere)
+                    if c.zone == landing.zone else c for c in tracked.changes)
+    return replace(tracked, changes=changes)
+
+
+def _landed_over_misread(reading: ZoneReading, landing: Landing) -> ZoneReading:
+    """The reading of a pile whose top is the landed card (``_beneath_misread``): that card,
+    as surely as it matched its face; what recognition read, the runner-up."""
+    return replace(reading, label=landing.label, confidence=landing.score, guess=None,
+                   runner_up=reading.label, runner_up_confidence=reading.confidence)
+
+
 class ModelReader:
     """The card model (:class:`~referee.vision.recognize.Recognizer`) on rectified zone crops:
     its surest reading of each, however sure (the referee decides what it believes)."""
@@ -234,6 +265,8 @@ class Referee:
         self.calibration = calibration
         self.carried_landings = carried_landings
         self._carried_piles: set[str] = set()  # settled by a carry, not yet settled as usual
+        #: pile -> a carried landing that could not settle it (another card unaccounted for)
+        self._withheld: dict[str, Landing] = {}
         self.min_confidence = min_confidence
         self.reader = reader
         self.rules = rules or RuleSet()
@@ -292,6 +325,12 @@ class Referee:
                 if landing.zone in readings:
                     tracked = result.tracked = _under_the_read_top(tracked, landing, readings[landing.zone])
                     readings[landing.zone] = _carried_reading(readings[landing.zone], landing)
+            for change in tracked.changes:
+                withheld = self._withheld.pop(change.zone, None)
+                if withheld is not None and not change.carried and change.zone in readings \
+                        and _beneath_misread(readings[change.zone], withheld):
+                    tracked = result.tracked = _with_landing(tracked, withheld)
+                    readings[change.zone] = _landed_over_misread(readings[change.zone], withheld)
             events = self.observer.update(tracked, readings)
         if self.arbiter is not None:
             items = self.arbiter.refine(events, tracked, not_before=self._last_t)
@@ -325,10 +364,14 @@ class Referee:
             return []
         self._carried_piles = {z for z in self._carried_piles
                                if (obs := tracked.zones.get(z)) is not None and not obs.settled}
-        return [landing for landing in self.arbiter.landings(tracked, self.observer.state.tops)
-                if landing.zone not in self._carried_piles
-                and self.observer.may_settle_by_carry(landing.slot, landing.label, tracked,
-                                                      landing.beneath, landing.elsewhere)]
+        usable = []
+        for landing in self.arbiter.landings(tracked, self.observer.state.tops):
+            if landing.zone not in self._carried_piles and self.observer.may_settle_by_carry(
+                    landing.slot, landing.label, tracked, landing.beneath, landing.elsewhere):
+                usable.append(landing)
+            else:
+                self._withheld[landing.zone] = landing
+        return usable
 
     def _settled_by_carry(self, tracked: TrackedFrame, landings: Sequence[Landing]
                           ) -> tuple[TrackedFrame, list[Landing]]:
