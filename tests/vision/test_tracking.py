@@ -18,7 +18,7 @@ import pytest
 from referee.errors import InputError
 from referee.live.source import open_video
 from referee.players import Player
-from referee.vision.calibration import load_calibration
+from referee.vision.calibration import Calibration, load_calibration
 from referee.vision.trackeval import FixtureScore, score_fixture
 from referee.vision.tracking import ZoneTracker
 
@@ -279,6 +279,18 @@ def test_a_busy_pile_settled_now_by_a_carry_settles_again_as_usual() -> None:
         tracker.settle_now("pile9", 0, 0.0)
 
 
+def first_frame_and_box(fixture: str, zone: str, inset_px: int) -> tuple[Calibration, np.ndarray,
+                                                                         tuple[int, int, int, int]]:
+    """A fixture's calibration, its first frame, and the box ``inset_px`` inside ``zone``'s
+    outline (x0, y0, x1, y1 in pixels)."""
+    cal = load_calibration(FIXTURES / fixture / "calibration.yaml")
+    with open_video(FIXTURES / fixture / "video.mp4") as frames:
+        table = next(iter(frames)).image
+    box = cal.zone_polygon(zone).astype(np.int32)
+    (x0, y0), (x1, y1) = box.min(axis=0) + inset_px, box.max(axis=0) - inset_px
+    return cal, table, (int(x0), int(y0), int(x1), int(y1))
+
+
 def test_a_pile_that_changed_less_than_a_change_gives_a_faint_change() -> None:
     """A card put square on one of its colour and the next rank changes a pile's picture less
     than a change does (game 5154: A's 3D on the 2H, 5.2 grey levels; a change is 6): the pile
@@ -286,12 +298,7 @@ def test_a_pile_that_changed_less_than_a_change_gives_a_faint_change() -> None:
     left a slot. Not when it differs hardly at all (a shadow gone, 0-3), and a change that is
     large enough is no faint change. The first frame of fixture exchange, a hand over pile 1
     for a few frames, then the pile with dark marks over a share of it."""
-    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
-    with open_video(FIXTURES / "exchange" / "video.mp4") as frames:
-        table = next(iter(frames)).image
-    box = cal.zone_polygon("pile1").astype(np.int32)
-    x0, y0 = box.min(axis=0) + 6
-    x1, y1 = box.max(axis=0) - 6
+    cal, table, (x0, y0, x1, y1) = first_frame_and_box("exchange", "pile1", 6)
 
     def settle_after_hand(marked_share: float) -> list:
         tracker = ZoneTracker(cal)
@@ -321,12 +328,7 @@ def test_a_slot_whose_card_came_without_changing_it_much_still_changes() -> None
     covered all the same. A zone whose picture moves and whose occupancy flips goes busy, and
     settles with a change. The first frame of fixture endgame, where A's slot 1 is empty, then
     a card of the mat's own colour sliding into it."""
-    cal = load_calibration(FIXTURES / "endgame" / "calibration.yaml")
-    with open_video(FIXTURES / "endgame" / "video.mp4") as frames:
-        table = next(iter(frames)).image
-    box = cal.zone_polygon("A.stock1").astype(np.int32)
-    x0, y0 = box.min(axis=0) + 4
-    x1, y1 = box.max(axis=0) - 4
+    cal, table, (x0, y0, x1, y1) = first_frame_and_box("endgame", "A.stock1", 4)
     paper = np.median(table[y0:y1, x0:x1].reshape(-1, 3), axis=0).astype(np.uint8)
     images = [table] * 5
     for k in range(1, 5):  # sliding in from the left, its edge and the fingers' shadow ahead
