@@ -120,35 +120,12 @@ def _under_the_read_top(tracked: TrackedFrame, landing: Landing, reading: ZoneRe
     return replace(tracked, changes=changes)
 
 
-def _beneath_misread(reading: ZoneReading, landing: Landing) -> bool:
-    """Whether a pile, settled as usual after a carried landing that could not settle it (a card
-    unaccounted for, ``Observer.may_settle_by_carry``), is read as no card surely, or as a card
-    the follows placed beneath the landed card, one recognition may take it for (the same rank
-    or suit): the landed card lies on top, as after a carried landing that settled it (game
-    5189 with the model: A's JC, followed to rest on pile 2 over B's JD, matching its face at
-    0.84, was read not surely under A's hand, then JD at 0.85; the race's F_LOST_TOUCH, and the
-    JC's take-back, were lost)."""
-    if reading.label in NOT_IDENTITIES:
-        return True
-    if reading.label not in landing.beneath:
-        return False
-    read, landed = Card.parse(reading.label), Card.parse(landing.label)
-    return read.rank == landed.rank or read.suit == landed.suit
-
-
 def _with_landing(tracked: TrackedFrame, landing: Landing) -> TrackedFrame:
     """``tracked`` with what the follows found of the other cards (beneath the landed card, or
     elsewhere) on the change of the landing's pile."""
     changes = tuple(replace(c, beneath=c.beneath | landing.beneath, elsewhere=c.elsewhere | landing.elsewhere)
                     if c.zone == landing.zone else c for c in tracked.changes)
     return replace(tracked, changes=changes)
-
-
-def _landed_over_misread(reading: ZoneReading, landing: Landing) -> ZoneReading:
-    """The reading of a pile whose top is the landed card (``_beneath_misread``): that card,
-    as surely as it matched its face; what recognition read, the runner-up."""
-    return replace(reading, label=landing.label, confidence=landing.score, guess=None,
-                   runner_up=reading.label, runner_up_confidence=reading.confidence)
 
 
 class ModelReader:
@@ -326,11 +303,19 @@ class Referee:
                     tracked = result.tracked = _under_the_read_top(tracked, landing, readings[landing.zone])
                     readings[landing.zone] = _carried_reading(readings[landing.zone], landing)
             for change in tracked.changes:
+                # a carried landing that could not settle its pile (a card unaccounted for:
+                # Observer.may_settle_by_carry), the pile settled as usual and read as no card
+                # surely: the landed card lies on top, as after a carried landing that settled it
+                # (game 5189 with the model: A's JC, followed to rest on pile 2 over B's JD,
+                # matching its face at 0.84, read not surely under A's hand, then JD at 0.85:
+                # the race's F_LOST_TOUCH and the JC's take-back were lost). A card read surely
+                # stands, also one the follows placed beneath: of two cards one hand put down,
+                # they may place either beneath (game 5168: A's 4D, then 4C)
                 withheld = self._withheld.pop(change.zone, None)
                 if withheld is not None and not change.carried and change.zone in readings \
-                        and _beneath_misread(readings[change.zone], withheld):
+                        and readings[change.zone].label in NOT_IDENTITIES:
                     tracked = result.tracked = _with_landing(tracked, withheld)
-                    readings[change.zone] = _landed_over_misread(readings[change.zone], withheld)
+                    readings[change.zone] = _carried_reading(readings[change.zone], withheld)
             events = self.observer.update(tracked, readings)
         if self.arbiter is not None:
             items = self.arbiter.refine(events, tracked, not_before=self._last_t)

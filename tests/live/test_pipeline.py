@@ -370,32 +370,16 @@ def test_a_video_refereed_again_gives_the_same_log() -> None:
     assert logs[2] == logs[0]
 
 
-def test_a_landed_card_that_could_not_settle_its_pile_is_its_top_when_read_as_one_beneath() -> None:
-    """Game 5189 with the model: A's JC, followed to rest on pile 2 over B's JD (matching its
-    face at 0.84), could not settle the pile (A's other slot went busy with it); the pile,
-    settled as usual under A's hand, was read not surely, then JD at 0.85: the JC's play, the
-    race's F_LOST_TOUCH and the JC's take-back were lost. Read as no card surely, or as a card
-    the follows placed beneath the landed one and alike it, the landed card is the top, and
-    what the follows found goes with the pile's change."""
-    from dataclasses import replace
-
+def test_what_the_follows_found_goes_with_a_pile_s_change() -> None:
+    """A carried landing that could not settle its pile: when the pile, settled as usual, is
+    read as no card surely, the landed card is its top (``_carried_reading``, game 5189), and
+    what the follows found of the other cards goes with the pile's change."""
     from referee.live.arbitrate import Landing
-    from referee.live.pipeline import _beneath_misread, _landed_over_misread, _with_landing
-    from referee.vision.observation import ZoneReading
+    from referee.live.pipeline import _with_landing
     from referee.vision.tracking import TrackedFrame, ZoneChange
 
     landing = Landing("pile2", "JC", "A.stock1", 854, 28.47, 0.84, elsewhere=frozenset({"2S"}),
                       beneath=frozenset({"JD"}))
-
-    def read(label: str) -> ZoneReading:
-        return ZoneReading("pile2", label, 0.85, 856, 28.53)
-
-    assert _beneath_misread(read("JD"), landing) and _beneath_misread(read("card"), landing)
-    assert not _beneath_misread(read("JC"), landing)  # read as the landed card: nothing to mend
-    assert not _beneath_misread(read("9H"), landing)  # a card the follows did not place beneath
-    assert not _beneath_misread(read("JD"), replace(landing, label="4S"))  # not alike: it stands
-    top = _landed_over_misread(read("JD"), landing)
-    assert (top.label, top.confidence, top.runner_up, top.runner_up_confidence) == ("JC", 0.84, "JD", 0.85)
     change = ZoneChange("pile2", 856, 28.53, True, True, 841, 20.0, True, 850, 28.33)
     slot = ZoneChange("A.stock1", 856, 28.53, False, True, 830, 30.0)
     found = _with_landing(TrackedFrame(856, 28.53, {}, (change, slot), ()), landing)
