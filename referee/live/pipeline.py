@@ -310,10 +310,13 @@ class Referee:
                 # matching its face at 0.84, read not surely under A's hand, then JD at 0.85:
                 # the race's F_LOST_TOUCH and the JC's take-back were lost). A card read surely
                 # stands, also one the follows placed beneath: of two cards one hand put down,
-                # they may place either beneath (game 5168: A's 4D, then 4C)
+                # they may place either beneath (game 5168: A's 4D, then 4C). Only a landing in
+                # this busy spell, of a card not already on a pile (game 5149: A's QD, played 1 s
+                # before and covered by B's KS, "landed" once the KS was read on top)
                 withheld = self._withheld.pop(change.zone, None)
                 if withheld is not None and not change.carried and change.zone in readings \
-                        and readings[change.zone].label in NOT_IDENTITIES:
+                        and readings[change.zone].label in NOT_IDENTITIES \
+                        and withheld.frame >= change.since_frame and not self._on_a_pile(withheld.label):
                     tracked = result.tracked = _with_landing(tracked, withheld)
                     readings[change.zone] = _carried_reading(readings[change.zone], withheld)
             events = self.observer.update(tracked, readings)
@@ -357,6 +360,10 @@ class Referee:
             else:
                 self._withheld[landing.zone] = landing
         return usable
+
+    def _on_a_pile(self, card: str) -> bool:
+        """Whether the observer holds ``card`` to lie on a spit pile."""
+        return any(c.card == card for pile in self.observer.state.piles.values() for c in pile)
 
     def _settled_by_carry(self, tracked: TrackedFrame, landings: Sequence[Landing]
                           ) -> tuple[TrackedFrame, list[Landing]]:
