@@ -347,7 +347,9 @@ class Referee:
 
     def _carried_landings(self, tracked: TrackedFrame) -> list[Landing]:
         """Piles where a card followed from its slot now lies still; one each time a pile is
-        busy (a pile settled by a carry waits to settle as usual before it takes another)."""
+        busy (a pile settled by a carry waits to settle as usual before it takes another). A
+        landing that may not settle its pile now is kept (``_withheld``) for when the pile
+        settles as usual."""
         if self.arbiter is None or not self.carried_landings:
             return []
         self._carried_piles = {z for z in self._carried_piles
