@@ -302,23 +302,7 @@ class Referee:
                 if landing.zone in readings:
                     tracked = result.tracked = _under_the_read_top(tracked, landing, readings[landing.zone])
                     readings[landing.zone] = _carried_reading(readings[landing.zone], landing)
-            for change in tracked.changes:
-                # a carried landing that could not settle its pile (a card unaccounted for:
-                # Observer.may_settle_by_carry), the pile settled as usual and read as no card
-                # surely: the landed card lies on top, as after a carried landing that settled it
-                # (game 5189 with the model: A's JC, followed to rest on pile 2 over B's JD,
-                # matching its face at 0.84, read not surely under A's hand, then JD at 0.85:
-                # the race's F_LOST_TOUCH and the JC's take-back were lost). A card read surely
-                # stands, also one the follows placed beneath: of two cards one hand put down,
-                # they may place either beneath (game 5168: A's 4D, then 4C). Only a landing in
-                # this busy spell, of a card not already on a pile (game 5149: A's QD, played 1 s
-                # before and covered by B's KS, "landed" once the KS was read on top)
-                withheld = self._withheld.pop(change.zone, None)
-                if withheld is not None and not change.carried and change.zone in readings \
-                        and readings[change.zone].label in NOT_IDENTITIES \
-                        and withheld.frame >= change.since_frame and not self._on_a_pile(withheld.label):
-                    tracked = result.tracked = _with_landing(tracked, withheld)
-                    readings[change.zone] = _carried_reading(readings[change.zone], withheld)
+            tracked = result.tracked = self._withheld_landings(tracked, readings)
             events = self.observer.update(tracked, readings)
         if self.arbiter is not None:
             items = self.arbiter.refine(events, tracked, not_before=self._last_t)
@@ -362,6 +346,28 @@ class Referee:
             else:
                 self._withheld[landing.zone] = landing
         return usable
+
+    def _withheld_landings(self, tracked: TrackedFrame, readings: dict[str, ZoneReading]) -> TrackedFrame:
+        """``tracked`` (and ``readings``, in place) where a pile that a carried landing could not
+        settle now settles as usual."""
+        for change in tracked.changes:
+            # a carried landing that could not settle its pile (a card unaccounted for:
+            # Observer.may_settle_by_carry), the pile settled as usual and read as no card
+            # surely: the landed card lies on top, as after a carried landing that settled it
+            # (game 5189 with the model: A's JC, followed to rest on pile 2 over B's JD,
+            # matching its face at 0.84, read not surely under A's hand, then JD at 0.85:
+            # the race's F_LOST_TOUCH and the JC's take-back were lost). A card read surely
+            # stands, also one the follows placed beneath: of two cards one hand put down,
+            # they may place either beneath (game 5168: A's 4D, then 4C). Only a landing in
+            # this busy spell, of a card not already on a pile (game 5149: A's QD, played 1 s
+            # before and covered by B's KS, "landed" once the KS was read on top)
+            withheld = self._withheld.pop(change.zone, None)
+            if withheld is not None and not change.carried and change.zone in readings \
+                    and readings[change.zone].label in NOT_IDENTITIES \
+                    and withheld.frame >= change.since_frame and not self._on_a_pile(withheld.label):
+                tracked = _with_landing(tracked, withheld)
+                readings[change.zone] = _carried_reading(readings[change.zone], withheld)
+        return tracked
 
     def _on_a_pile(self, card: str) -> bool:
         """Whether the observer holds ``card`` to lie on a spit pile."""

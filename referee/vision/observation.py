@@ -397,7 +397,7 @@ class Observer:
         self._covered_unread: dict[str, _Unread] = {}
         #: slots that may be mid-turn (``TURN_LOOK_S``), read again without holding anything
         self._turn_looks: dict[str, _Unread] = {}
-        self._behind_unread: list[TableEvent] = []
+        self._behind_unexplained: list[TableEvent] = []
         self._slot_zones = set(self._slot_zone.values())
         #: slots read "empty" under a hand the tracker saw only in its box (``_hidden_by_hand``)
         self._box_hidden: set[str] = set()
@@ -560,7 +560,7 @@ class Observer:
         events += self._release_waiting(tracked, force=bool(piles_awaited - set(self._unread)))
         events += self._stray_events(tracked)
         events += self._slap_events(tracked)
-        out = self._hold_spits(tracked, self._hold_behind_unread(events))
+        out = self._hold_spits(tracked, self._hold_behind_unexplained(events))
         for e in out:
             if isinstance(e, Play):
                 self._play_times[(e.frame, str(e.card))] = e.t
@@ -666,9 +666,9 @@ class Observer:
     def flush(self, tracked: TrackedFrame) -> list[TableEvent]:
         """What is still waiting or held at the end of the video, in time order."""
         events = [ev for zone in list(self._unread) for ev in self._give_up_reading(zone)]
-        events += self._release_waiting(tracked, force=True) + self._behind_unread + self._held
+        events += self._release_waiting(tracked, force=True) + self._behind_unexplained + self._held
         events += self._early_slaps_at_end(tracked.frame)
-        self._behind_unread = []
+        self._behind_unexplained = []
         self._held, self._held_at = [], None
         return sorted(events, key=lambda e: e.t)
 
@@ -811,21 +811,21 @@ class Observer:
             return []
         return self._explain(unread.change, best, unread.since)
 
-    def _hold_behind_unread(self, events: list[TableEvent]) -> list[TableEvent]:
+    def _hold_behind_unexplained(self, events: list[TableEvent]) -> list[TableEvent]:
         """Events in time order, but those after a change still being read again wait for it (at
         most ``REREAD_FOR_S``): a spit card not yet read decides whether they are early. So do
         those after a pile change that waits for a slot (at most ``UNDER_WAIT_S``, from when
         the pile went busy): its plays, timed by their carries, come before them (game 5162:
         A's JH and 7S waited for A's slot 4 under the lingering arm while B's turn was given;
         released after it, both plays were put after the turn, the JH 0.27 s late)."""
-        pending = sorted(self._behind_unread + events, key=lambda e: e.t)
+        pending = sorted(self._behind_unexplained + events, key=lambda e: e.t)
         holding = [u for zone, u in self._unread.items() if not self._guessed_as_its_top(zone, u)]
         cuts = [self._touch(u.change, "turn") for u in holding] + [since[0] for _, _, since in self._waiting]
         if not cuts:
-            self._behind_unread = []
+            self._behind_unexplained = []
             return pending
         cut = min(cuts)
-        self._behind_unread = [e for e in pending if e.t >= cut]
+        self._behind_unexplained = [e for e in pending if e.t >= cut]
         return [e for e in pending if e.t < cut]
 
     def _guessed_as_its_top(self, zone: str, unread: _Unread) -> bool:
