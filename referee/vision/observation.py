@@ -174,6 +174,10 @@ ARM_AT_PILE_MM = 25.0
 #: lay still on the pile for 0.30 s at most; the two early slaps, 0.57 and 0.63 s.
 EARLY_SLAP_STILL_S = 0.4
 EARLY_SLAP_TIP_MM = 12.0
+#: ... or back where it lay before within this long: the tip, the hand's furthest point into
+#: the mat, flips between two fingertips about as far in (game 5145: B's hand on pile 2, its
+#: tip 22 mm aside for 0.1 s)
+EARLY_SLAP_FLIP_S = 0.2
 #: ... given when the pile is clear again, looking as before the hand came, within this long
 #: after the hand left
 EARLY_SLAP_WAIT_S = 2.0
@@ -289,6 +293,8 @@ class _HandSeen:
     top: str = ""
     still_s: float | None = None
     rest_before: float | None = None  # ``still_from`` before the tip last moved
+    anchor_before: tuple[float, float] | None = None  # ``anchor`` before the tip last moved
+    moved_at: float = 0.0  # when the tip last moved
 
 
 @dataclass
@@ -2433,7 +2439,7 @@ class Observer:
         knocked camera makes one blob of the whole mat until the drift check follows it (fixture
         camera-nudge); but a hand already on the pile is held there while another arm joins it
         (``_joined_over``), and stays while its tip does, covering a part of the pile
-        (``_hand_staying``)."""
+        (``_hand_staying``); a tip back where it lay within ``EARLY_SLAP_FLIP_S`` lay still."""
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if not h.merged and self._slapped_pile(h) == zone}
@@ -2457,8 +2463,16 @@ class Observer:
                     seen = self._early_slaps[key] = _HandSeen(tracked.time, anchor=hand.tip_mm,
                                                               still_from=tracked.time, top=top)
                 elif hand is not None and math.dist(hand.tip_mm, seen.anchor) > EARLY_SLAP_TIP_MM:
-                    seen.rest_before = seen.still_from
-                    seen.anchor, seen.still_from = hand.tip_mm, tracked.time
+                    if seen.anchor_before is not None and seen.rest_before is not None \
+                            and math.dist(hand.tip_mm, seen.anchor_before) <= EARLY_SLAP_TIP_MM \
+                            and tracked.time - seen.moved_at <= EARLY_SLAP_FLIP_S:
+                        # back where it lay: still since the earlier of the two rests
+                        seen.still_from = seen.rest_before = min(seen.still_from, seen.rest_before)
+                        seen.anchor, seen.anchor_before = seen.anchor_before, seen.anchor
+                    else:
+                        seen.rest_before, seen.anchor_before = seen.still_from, seen.anchor
+                        seen.anchor, seen.still_from = hand.tip_mm, tracked.time
+                    seen.moved_at = tracked.time
                 elif joined and seen.rest_before is not None \
                         and tracked.time - seen.still_from <= VISIT_GAP_S:
                     # the tip moved the frame before the arms joined: the other arm, reaching

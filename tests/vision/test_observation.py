@@ -10,6 +10,7 @@ from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TakeBack, Tak
 from referee.players import Player
 from referee.vision.mat import MatLayout
 from referee.vision.observation import (
+    EARLY_SLAP_FLIP_S,
     EARLY_SLAP_SLOTS_S,
     EARLY_SLAP_STILL_S,
     GRAB_TOGETHER_FRAMES,
@@ -2193,6 +2194,31 @@ def test_a_hand_at_rest_on_a_pile_s_edge_stays_on_it(layout: MatLayout) -> None:
     # never on the pile's centre
     table = Table(layout)
     assert frames_of(table, 2 * n, (edge,)) == [] and clear_again(table, "pile1", as_before=True) == []
+    assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+
+
+def test_a_hand_whose_tip_flips_between_two_fingertips_lies_still(layout: MatLayout) -> None:
+    """Game 5145: B's hand lay on pile 2 for 0.6 s, its tip (the furthest point into the mat)
+    flipping 22 mm aside for 0.1 s, between two fingertips: still where it lay. A tip
+    away for longer moved on."""
+    here = hand_at(Player.A, (300.0, 200.0), "pile1")
+    aside = replace(here, tip_mm=(322.0, 200.0))
+    part = round(EARLY_SLAP_STILL_S * FPS) // 2
+    flips = (part, 3, part, 3, 2)  # frames here, aside, here, aside, here
+    table = Table(layout)
+    for i, n in enumerate(flips):
+        assert frames_of(table, n, (aside if i % 2 else here,)) == []
+    assert frames_of(table, 1, (replace(here, tip_mm=(240.0, 260.0)),)) == []  # leaving
+    assert clear_again(table, "pile1", as_before=True) == []
+    events = frames_of(table, round(EARLY_SLAP_SLOTS_S * FPS), ())
+    assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.A, 1)]
+    # away for longer: it moved, and came back, never still for long enough
+    table = Table(layout)
+    away = round(EARLY_SLAP_FLIP_S * FPS) + 2
+    for i, n in enumerate((part, away, part)):
+        assert frames_of(table, n, (aside if i % 2 else here,)) == []
+    assert frames_of(table, 1, (replace(here, tip_mm=(240.0, 260.0)),)) == []
+    assert clear_again(table, "pile1", as_before=True) == []
     assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
 
 
