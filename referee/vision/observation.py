@@ -1390,14 +1390,18 @@ class Observer:
             # 2D, slot 1 read empty under B's arm at 11.1 s and again at 11.4 s; timed from the
             # second, the play found beneath A's two cards was put 0.54 s late)
             change, since = replace(hidden[0], hand_over=False), hidden[1]
-        if (hidden is not None and zone.kind is ZoneKind.STOCK and old == "back" and new == "empty"
-                and hidden[2].label not in FACE_UP_LABELS and hidden[2].confidence >= HAND_OVER_CONFIDENCE):
+        turned_under = card_before if hidden is None or hidden[2].label == "empty" else hidden
+        if (turned_under is not None and zone.kind is ZoneKind.STOCK and old == "back" and new == "empty"
+                and turned_under[2].label not in FACE_UP_LABELS
+                and turned_under[2].confidence >= HAND_OVER_CONFIDENCE):
             # a slot's last card turned and read under the hand, not surely enough for a slot,
             # and gone before the hand left: it was there (game 5015 at 960x540: A's 5S, read
             # 0.54 and 0.78 under the hand, played before the hand left; its turn and play were
-            # missed). Not when a back shows again: the reading may have been of the hand's card
+            # missed), also when read "empty" under the hand after it (game 5142: B's KD, read
+            # 0.71 and 0.79, then empty under the hand that played it). Not when a back shows
+            # again: the reading may have been of the hand's card
             assert zone.owner is not None and zone.number is not None
-            was, since_was, turned = hidden
+            was, since_was, turned = turned_under
             self.state.tops[change.zone] = turned.label
             return (self._stock_change(was, turned, since_was, zone.owner, zone.number, old, turned.label)
                     + self._explain(change, reading, since))

@@ -1817,6 +1817,17 @@ def test_a_card_read_unsurely_under_the_hand_and_gone_when_it_left_was_turned(la
     assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
     events = table.frame_with({"pile1": "6C"}, hands=(hand(Player.A, "pile1"),))
     assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 3, "6C")]
+    # game 5142: B's KD, read 0.71 and 0.79 under the hand, then "empty" under it (the hand
+    # over the card, or gone with it), played before the hand left: the same
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.7, **under) == []
+    settled_under = table.frame / FPS
+    assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
+    events = table.frame_with({"A.stock3": "empty"}, busy_frames=10)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    events = table.frame_with({"pile1": "6C"}, hands=(hand(Player.A, "pile1"),))
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 3, "6C")]
     # read under the hand less surely than the referee believes any card: nothing
     table = Table(layout)
     assert table.frame_with({"A.stock3": "6C"}, confidence=0.45, **under) == []
