@@ -1010,8 +1010,12 @@ class Observer:
         out: dict[str, tuple[Player, int]] = {}
         top_spell = self._busy_from(exclude, reading.label) if exclude is not None else None
         top_busy = top_spell[1] if top_spell is not None else None
+        on_piles = {p.card for pile in self.state.piles.values() for p in pile}
         for card in sorted(change.beneath):
-            if card == reading.label or card in change.elsewhere:
+            if card == reading.label or card in change.elsewhere or card in on_piles:
+                # a card already put on a pile lies there still (game 5209: B's QH, played
+                # onto pile 1 while its slot, read empty under the hand, kept it as its top,
+                # was found beneath the pile's next cards and played a second time)
                 continue
             holder = self._holder(card, exclude)
             if holder is None:
@@ -1333,6 +1337,12 @@ class Observer:
         old = self.state.tops.get(change.zone, "empty")
         new = reading.label  # never "card": a card not read surely is read again first (update)
         surely = SLOT_UNDER_HAND_CONFIDENCE if zone.kind is ZoneKind.STOCK else HAND_OVER_CONFIDENCE
+        if zone.kind is ZoneKind.STOCK and zone.owner in self.dealing and new == "back":
+            # a back in a slot of a player dealing is the card dealt, under a hand or not (game
+            # 5209: A's hand, in the first frame, left a ghost over slot 5 that the background
+            # took 2 s to learn; the slot's back, read 0.76 under it, was not believed, the deal
+            # never completed and A's turns and plays were all refused)
+            surely = HAND_OVER_CONFIDENCE
         if change.hand_over and (new == "empty" or reading.confidence < surely) \
                 and reading.left_slot is None and not self._moved_in_under_hand(change, zone, reading) \
                 and not self._back_from_beneath(zone, reading):

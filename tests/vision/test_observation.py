@@ -136,6 +136,29 @@ def test_the_first_frame_s_layout_is_dealt_only_when_most_slots_show_a_card(layo
         (Deal, Player.A), (Deal, Player.B)]
 
 
+def test_a_back_dealt_into_a_slot_under_a_hand_completes_the_deal(layout: MatLayout) -> None:
+    """Game 5209: A's hand, in the first frame, left a ghost over slot 5 that the background
+    took 2 s to learn; the back dealt there, read 0.76 under it (a slot under a hand needs
+    0.8), was not believed, the deal never completed and every later turn and play of A's was
+    refused. A back in a dealer's slot is the card dealt; another slot's, still not believed."""
+    slots = [z.id for z in layout.zones if ".stock" in z.id]
+    b_slots = [z for z in slots if z.startswith("B.")]
+    for dealing in (True, False):
+        obs = Observer(layout)
+        assert obs.start({z: ZoneReading(z, "empty", 1.0, 0, 0.0) for z in slots}, 0, 0.0) == []
+        obs.note_game(False, {Player.B} if dealing else set(), 5)
+        events: list = []
+        for n, zone in enumerate(b_slots, 1):
+            last = zone == b_slots[-1]
+            change = ZoneChange(zone, n, n / FPS, True, False, n - 1, 20.0, hand_over=last)
+            zones = {z: ZoneObservation(z, True, last and z == zone, True, 1.0, 0.0) for z in slots}
+            hands = (hand(Player.B, zone),) if last else ()
+            events += obs.update(TrackedFrame(n, n / FPS, zones, (change,), hands),
+                                 {zone: ZoneReading(zone, "back", 0.76 if last else 0.95, n, n / FPS)})
+        assert [(type(e), e.player) for e in events] == ([(Deal, Player.B)] if dealing else [])
+        assert (obs.state.tops[b_slots[-1]] == "back") is dealing
+
+
 def test_a_first_frame_s_card_not_read_surely_is_its_likeliest_card(layout: MatLayout) -> None:
     """Race seeds 6084 and 6096 with the model: a slot's card, read 0.43-0.45 in the first
     frame, stayed unknown; read surely once an arm had passed over the slot, it was given as
@@ -1207,6 +1230,23 @@ def test_a_card_of_the_same_hand_found_beneath_a_carried_top_lies_underneath_whe
             assert cards == [(Play, "4D", True), (Play, "7H", ["5D", "4D"])]
         else:
             assert cards == [(Play, "7H", ["5D"])]
+
+
+def test_a_card_already_on_the_pile_found_beneath_a_carried_top_is_not_played_again(
+        layout: MatLayout) -> None:
+    """Game 5209 with the model: B's QH was played onto pile 1 while its slot, read empty under
+    the hand, kept it as its top; when the pile settled by the carry of the next cards, the
+    follows found the QH beneath them and it was played a second time (then taken back: a
+    false F_TAKE_BACK)."""
+    table = Table(layout)
+    on_pile = (touching(Player.A, "pile1"),)
+    events = table.frame_with({"pile1": "4D"}, hands=on_pile, unsettled=("A.stock1",))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "4D")]
+    assert table.obs.state.tops["A.stock1"] == "4D"  # its slot not settled yet
+    table.frame_with({"A.stock5": "back"}, unsettled=("A.stock1",))  # 7H left slot 5
+    events = table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock1",), carried=True,
+                              beneath=frozenset({"4D"}), taken_before=frozenset({"4D"}))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "7H")]
 
 
 def test_a_card_may_lie_underneath_from_when_its_slot_went_busy_under_a_lingering_arm(
