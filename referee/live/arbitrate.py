@@ -50,7 +50,7 @@ import logging
 import math
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -476,7 +476,7 @@ class Arbiter:
         (each face's card once; one per pile), which ``tops`` does not already show there."""
         out: dict[str, tuple[Landing, _Face]] = {}  # pile -> its landing and the face that landed
         for slot, faces in self._faces.items():
-            for face in faces:
+            for face in self._current(faces):
                 rest = None if face.landed else self._at_rest_away(face, self.s.landing_views,
                                                                    self.s.landing_still_mm)
                 if rest is None:
@@ -519,6 +519,17 @@ class Arbiter:
                                        card=face.label, player=self.layout.zone(slot).owner))
         return out
 
+    @staticmethod
+    def _current(faces: Iterable[_Face]) -> list[_Face]:
+        """Of one slot's faces, those of a card not cut from the slot again since: its slot
+        showed it after, so an older follow that took it elsewhere ran off with an arm (game
+        5209: B's AS, followed from slot 2 onto pile 1 with B's arm and found there at 0.8 on
+        the cards that came, was seen in its slot again, and was taken for a card beneath the
+        pile's next top: a false F_ILLEGAL_RANK and F_TWO_CARDS)."""
+        faces = list(faces)
+        return [face for i, face in enumerate(faces)
+                if not any(one_card_read(face.label, later.label) for later in faces[i + 1:])]
+
     def _at_rest_away(self, face: _Face, views: int, still_mm: float
                       ) -> tuple[float, float, int, float, float] | None:
         """Where a face's card has lain still over the last ``views`` views (each within
@@ -546,11 +557,12 @@ class Arbiter:
         the pile, was taken for one underneath). A card last found well on the pile and poorly
         since, or lost, is under it (``placed_score``); one whose last fair find
         (``beneath_score``) was off the pile, and which was lost on its way from its slot, is
-        placed nowhere (race-eval seed 6121). ``taken_before``: those beneath that left their
-        slots before ``landed``'s card left its own."""
+        placed nowhere (race-eval seed 6121), as is one seen in its slot since (``_current``).
+        ``taken_before``: those beneath that left their slots before ``landed``'s card left its
+        own."""
         beneath, elsewhere = set(), set()
         for faces in self._faces.values():
-            for face in faces:
+            for face in self._current(faces):
                 f = face.follow
                 if f is None or face.label == landing.label:
                     continue

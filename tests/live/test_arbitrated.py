@@ -962,15 +962,26 @@ def test_a_landing_places_the_other_followed_cards() -> None:
              face("KH", slot, None, ((x, y), poor), ((x + 30, y + 60), poorer)),
              # ... nor one last found fairly on its way, then more poorly further on: elsewhere
              face("5S", slot, ((slot_x + 20, slot_y - 40), poor), ((slot_x + 25, slot_y - 60), poorer))]
-    arbiter._faces = {"A.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what _placed reads
+    # stand-ins for what _placed reads, each in a slot of its own
+    arbiter._faces = {f"slot{i}": deque([f]) for i, f in enumerate(faces)}  # type: ignore[misc]
     placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
     assert placed.beneath == {"10D", "4C", "6C", "8S", "8C"}
     assert placed.elsewhere == {"2S", "7H", "JS", "9H", "5S", "KH"}
     assert placed.taken_before == set()  # all left their slots with KD (view 1) or after it
     # KD left its slot a view later (view 2) than those (one hand took them first)
     faces[0] = face("KD", slot, slot, ((x, y), good))
+    arbiter._faces["slot0"] = deque([faces[0]])  # type: ignore[list-item]
     placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
     assert placed.taken_before == placed.beneath == {"10D", "4C", "6C", "8S", "8C"}
+    # a card followed onto the pile, then seen in its slot again (a newer face cut there, its
+    # follow since lost): the older follow ran off with an arm (game 5209: B's AS): nowhere
+    again = [face("AS", slot, ((x - 2, y), good), ((x - 2, y), good)), face("AS", slot, None)]
+    arbiter._faces["A.stock2"] = deque(again)  # type: ignore[arg-type]
+    placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
+    assert "AS" not in placed.beneath | placed.elsewhere
+    arbiter._faces["A.stock2"] = deque(again[:1])  # type: ignore[arg-type]  # not seen again: under KD
+    placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
+    assert "AS" in placed.beneath
 
 
 def test_a_race_called_after_its_pile_changed_again_reads_the_layering_on_the_earlier_view() -> None:
