@@ -293,6 +293,8 @@ class _HandSeen:
     top: str = ""
     still_s: float | None = None
     rest_before: float | None = None  # ``still_from`` before the tip last moved
+    beside: bool = False  # the other player played onto the pile while it lay there
+    differed: bool = False  # the pile, clear again after it left, did not look as before
     anchor_before: tuple[float, float] | None = None  # ``anchor`` before the tip last moved
     moved_at: float = 0.0  # when the tip last moved
 
@@ -2453,7 +2455,9 @@ class Observer:
         knocked camera makes one blob of the whole mat until the drift check follows it (fixture
         camera-nudge); but a hand already on the pile is held there while another arm joins it
         (``_joined_over``), and stays while its tip does, covering a part of the pile
-        (``_hand_staying``); a tip back where it lay within ``EARLY_SLAP_FLIP_S`` lay still."""
+        (``_hand_staying``); a tip back where it lay within ``EARLY_SLAP_FLIP_S`` lay still. A
+        card the other player plays onto the pile meanwhile leaves it a slap, the pile clear
+        again showing that card (``_played_beside``)."""
         events: list[TableEvent] = []
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if not h.merged and self._slapped_pile(h) == zone}
@@ -2493,7 +2497,8 @@ class Observer:
                     # the hand, already lay in its blob (game 5199: B's fingers, 16 mm from A's)
                     seen.still_from, seen.rest_before = seen.rest_before, None
                 if top != seen.top:  # a card came or went under it: a play or a take-back
-                    seen.slapped = True
+                    if not self._played_beside(key, seen, top):
+                        seen.slapped = True
                 if (not seen.slapped and seen.still_s is None
                         and tracked.time - seen.still_from >= EARLY_SLAP_STILL_S
                         and obs is not None and obs.settled and zone not in self._unread
@@ -2506,9 +2511,16 @@ class Observer:
             # a change once the pile was seen as before is the players' next move (game 5009:
             # A played onto the pile 0.5 s after slapping it, while the slot A's arm had lain
             # over was still busy, and the early slap was dropped)
-            changed = not pile_ok and ((obs is not None and obs.as_before is False)
-                                       or self.state.tops.get(zone, "empty") != seen.top)
-            pile_ok = pile_ok or (obs is not None and obs.as_before is True)
+            top = self.state.tops.get(zone, "empty")
+            if top != seen.top and self._played_beside(key, seen, top) and seen.differed:
+                pile_ok = True  # clear again, showing the other player's card that came since
+            if obs is not None and obs.as_before is False and not pile_ok:
+                seen.differed = True  # ... unless that card is read only now
+            explained = obs is not None and obs.settled and zone not in self._unread \
+                and not any(change.zone == zone for change, _, _ in self._waiting)
+            changed = not pile_ok and (top != seen.top or (seen.differed and not seen.beside and explained))
+            pile_ok = pile_ok or (obs is not None and (obs.as_before is True
+                                                       or (seen.beside and obs.as_before is False)))
             if changed or tracked.time - left >= EARLY_SLAP_WAIT_S:
                 continue  # a card came or went after all
             if not pile_ok or tracked.time < left + EARLY_SLAP_SLOTS_S \
@@ -2518,6 +2530,17 @@ class Observer:
                 events.append(self._early_slap(key, seen, left, tracked.frame))
         self._early_pending = keep
         return events
+
+    def _played_beside(self, key: tuple[int, Player], seen: _HandSeen, top: str) -> bool:
+        """The pile of ``key`` (pile number, player) shows ``top``, the card the other player
+        played there last, while ``seen``'s hand lay on it or once it had left (games 5211 and
+        5162: A played onto the pile B was slapping during play): the hand's visit stays a
+        slap, and the pile, clear again, shows that card (``seen.top``, ``seen.beside``)."""
+        pile = self.state.piles.get(key[0]) or []
+        if not (pile and pile[-1].card == top and pile[-1].player is key[1].other):
+            return False
+        seen.top, seen.beside = top, True
+        return True
 
     def _hand_staying(self, player: Player, zone: str, seen: _HandSeen, tracked: TrackedFrame
                       ) -> HandBlob | None:
@@ -2582,8 +2605,12 @@ class Observer:
         only as the card given as turned there (that game: B turned 5C in slot 3 just before).
         Nor a slot whose card now lies on the other spit pile (game 5102: A's arm, leaving
         ``pile`` after slapping it, crossed A's slot 3 two frames before it was off the pile,
-        and A's next move took the slot's 8H to the other pile: the F_EARLY_SLAP was missed)."""
+        and A's next move took the slot's 8H to the other pile: the F_EARLY_SLAP was missed),
+        nor one whose card was played after it left the slot once the hand had left the pile
+        (game 5211: B's arm, leaving pile 1, came over B's slot 4 and took its QH back to the
+        pile 0.7 s later)."""
         elsewhere = {c.card for n, stack in self.state.piles.items() if n != pile for c in stack}
+        elsewhere |= {d.card for d in self._departures if d.player is player and d.used and d.start >= left}
         return any(clear >= since and busy_from < left and top not in elsewhere
                    and self._read_otherwise(zone, top, busy_from)
                    for busy_from, clear, zone, top in self._slot_changes.get(player, ()))

@@ -2136,20 +2136,23 @@ def test_a_slap_whose_arm_crossed_a_slot_as_it_left_and_a_play_from_it_to_the_ot
     """Game 5102: A's arm, leaving pile 1 after slapping it, crossed A's slot 3 two frames
     before it was off the pile, and A's next move took the slot's card to pile 2: the slot had
     changed in a spell begun before the hand left, and the early slap was dropped. Its card lies
-    on the other pile: it did not go under the hand. (To the slapped pile it may have.)"""
-    for to_pile, slaps in ((2, True), (1, False)):
+    on the other pile: it did not go under the hand. To the slapped pile it may have, unless it
+    left its slot after the hand had left the pile (game 5211: B's arm, leaving pile 1, came over
+    B's slot 4 and took its QH to the pile 0.7 s later; the F_EARLY_SLAP was missed)."""
+    for to_pile, idle, slaps in ((2, 9, True), (1, 9, True), (1, 0, False)):
         table = Table(layout)
         lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
         assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), lingering) == []
         events = [ev for _ in range(2) for ev in table.frame_with(hands=lingering, unsettled=("A.stock2",))]
         events += clear_again(table, "pile1", as_before=True, unsettled=("A.stock2",))
-        events += [ev for _ in range(9) for ev in table.frame_with(unsettled=("A.stock2",))]
+        events += [ev for _ in range(idle) for ev in table.frame_with(unsettled=("A.stock2",))]
         pile = f"pile{to_pile}"
-        events += table.frame_with({pile: "KD"}, unsettled=("A.stock2",))  # A's KD from slot 2
+        # A's KD from slot 2, at once or a while later
+        events += table.frame_with({pile: "KD"}, unsettled=("A.stock2",), busy_frames=6 if idle else 1)
         events += clear_again(table, "A.stock2", as_before=False, read="back")
         events += frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ())
         assert [(type(e), e.pile) for e in events if isinstance(e, (Slap, Play))] == (
-            [(Play, to_pile), (Slap, 1)] if slaps else [(Play, to_pile)]), to_pile
+            [(Play, to_pile), (Slap, 1)] if slaps else [(Play, to_pile)]), (to_pile, idle)
 
 
 def test_a_slap_during_play_still_waiting_when_the_video_ends_is_given(layout: MatLayout) -> None:
@@ -2270,6 +2273,36 @@ def test_a_hand_whose_tip_flips_between_two_fingertips_lies_still(layout: MatLay
         assert frames_of(table, n, (aside if i % 2 else here,)) == []
     assert frames_of(table, 1, (replace(here, tip_mm=(240.0, 260.0)),)) == []
     assert clear_again(table, "pile1", as_before=True) == []
+    assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+
+
+def test_a_hand_still_on_a_pile_where_the_other_player_plays_is_a_slap(layout: MatLayout) -> None:
+    """Games 5211 and 5162: B's hand lay still on pile 1 during play while A played onto it;
+    the card that came under it was A's, not B's: B's slap stays one, and the pile, clear
+    again, shows A's card (with the model, read only once B's hand had left)."""
+    n = round(EARLY_SLAP_STILL_S * FPS)
+    b = hand_at(Player.B, (300.0, 200.0), "pile1")
+    leaving = (replace(b, tip_mm=(300.0, 120.0)),)
+    for read_late in (False, True):
+        table = Table(layout)
+        table.frame_with({"A.stock1": "empty"})  # A's 4D left slot 1
+        assert frames_of(table, n // 2, (b,)) == []
+        if not read_late:
+            events = table.frame_with({"pile1": "4D"}, hands=(b, hand(Player.A, "pile1")))
+            assert [(type(e), e.player) for e in events] == [(Play, Player.A)]
+        assert frames_of(table, n, (b,)) == [] and frames_of(table, 1, leaving) == []
+        if read_late:  # clear again, not as before, the card not read surely yet
+            assert clear_again(table, "pile1", as_before=False, read="card") == []
+            events = table.frame_with({"pile1": "4D"})
+            assert [(type(e), e.player) for e in events] == [(Play, Player.A)]
+        else:
+            assert clear_again(table, "pile1", as_before=False) == []
+        events = frames_of(table, round(EARLY_SLAP_SLOTS_S * FPS), ())
+        assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.B, 1)], read_late
+    # the pile, clear again, unlike before and with no card come: no slap
+    table = Table(layout)
+    assert frames_of(table, 2 * n, (b,)) == [] and frames_of(table, 1, leaving) == []
+    assert clear_again(table, "pile1", as_before=False) == []
     assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
 
 
