@@ -1388,6 +1388,12 @@ class Observer:
             # the card carried there while the hand lay over its top, read surely now (it had
             # left its slot by then): it came with the carry
             change, since = replace(hidden[0], hand_over=False), hidden[1]
+        if hidden is not None and card_before is None and zone.kind is ZoneKind.STOCK and old == "back" \
+                and new not in FACE_UP_LABELS and hidden[2].label == "empty":
+            # a face-down card's slot read "empty" under the hand, then a card surely once the
+            # hand had gone: the hand hid the card it had turned, which came at the first change
+            # (game 5203 at 1280x720 with the model: A's 2C, 0.63 s late)
+            change, since = hidden[0], hidden[1]
         if hidden is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
                 and one_card_read(hidden[2].label, new):
             # the card read there under the hand, not surely enough, is read surely now that

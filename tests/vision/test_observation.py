@@ -1965,6 +1965,15 @@ def test_a_card_read_under_the_hand_then_empty_under_it_and_surely_after_is_time
     events = table.frame_with({"A.stock3": "6C"}, confidence=0.9)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
     assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    # game 5203: read only "empty" under the hand (over the card it had turned), then surely
+    # once the hand had gone: timed from the first (it was 0.63 s late)
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
+    settled_under = table.frame / FPS
+    table.idle(8)
+    events = table.frame_with({"A.stock3": "6C"}, confidence=0.9)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
 
 
 def emptied_slot_1(layout: MatLayout) -> Table:
