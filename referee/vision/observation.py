@@ -294,6 +294,7 @@ class _HandSeen:
     still_s: float | None = None
     rest_before: float | None = None  # ``still_from`` before the tip last moved
     beside: bool = False  # the other player played onto the pile while it lay there
+    on_pile: frozenset[str] = frozenset()  # the pile's cards when it came
     differed: bool = False  # the pile, clear again after it left, did not look as before
     anchor_before: tuple[float, float] | None = None  # ``anchor`` before the tip last moved
     moved_at: float = 0.0  # when the tip last moved
@@ -2484,8 +2485,9 @@ class Observer:
                     continue
                 if seen is None:
                     assert hand is not None
-                    seen = self._early_slaps[key] = _HandSeen(tracked.time, anchor=hand.tip_mm,
-                                                              still_from=tracked.time, top=top)
+                    seen = self._early_slaps[key] = _HandSeen(
+                        tracked.time, anchor=hand.tip_mm, still_from=tracked.time, top=top,
+                        on_pile=frozenset(c.card for c in self.state.piles.get(int(number), ())))
                 elif hand is not None and math.dist(hand.tip_mm, seen.anchor) > EARLY_SLAP_TIP_MM:
                     if seen.anchor_before is not None and seen.rest_before is not None \
                             and math.dist(hand.tip_mm, seen.anchor_before) <= EARLY_SLAP_TIP_MM \
@@ -2539,11 +2541,13 @@ class Observer:
 
     def _played_beside(self, key: tuple[int, Player], seen: _HandSeen, top: str) -> bool:
         """The pile of ``key`` (pile number, player) shows ``top``, the card the other player
-        played there last, while ``seen``'s hand lay on it or once it had left (games 5211 and
+        played there last since ``seen``'s hand came, while it lay on it or once it had left (not
+        a card uncovered by a take-back: race-eval seed 6002, B's 8H off A's 10D; games 5211 and
         5162: A played onto the pile B was slapping during play): the hand's visit stays a
         slap, and the pile, clear again, shows that card (``seen.top``, ``seen.beside``)."""
         pile = self.state.piles.get(key[0]) or []
-        if not (pile and pile[-1].card == top and pile[-1].player is key[1].other):
+        if not (pile and pile[-1].card == top and pile[-1].player is key[1].other
+                and top not in seen.on_pile):  # come since, not uncovered (race seed 6002)
             return False
         seen.top, seen.beside = top, True
         return True

@@ -2313,6 +2313,17 @@ def test_a_hand_still_on_a_pile_where_the_other_player_plays_is_a_slap(layout: M
     assert frames_of(table, 2 * n, (b,)) == [] and frames_of(table, 1, leaving) == []
     assert clear_again(table, "pile1", as_before=False) == []
     assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+    # race-eval seed 6002: A's card, then B's on it; B's hand lay on the pile and took B's card
+    # back, uncovering A's: a take-back, no slap
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty"})
+    table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))
+    table.frame_with({"B.stock3": "back"})
+    assert [type(e) for e in table.frame_with({"pile1": "3S"}, before=(b,))] == [Play]
+    assert frames_of(table, 2 * n, (b,)) == []
+    assert [type(e) for e in table.frame_with({"pile1": "4D"}, hands=(b,))] == [TakeBack]
+    assert frames_of(table, 1, leaving) == [] and clear_again(table, "pile1", as_before=False) == []
+    assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
 
 
 def test_a_hand_still_on_a_pile_where_its_card_lands_is_a_play_not_a_slap(layout: MatLayout) -> None:
