@@ -1013,9 +1013,8 @@ class Observer:
         out: dict[str, tuple[Player, int]] = {}
         top_spell = self._busy_from(exclude, reading.label) if exclude is not None else None
         top_busy = top_spell[1] if top_spell is not None else None
-        on_piles = {p.card for pile in self.state.piles.values() for p in pile}
         for card in sorted(change.beneath):
-            if card == reading.label or card in change.elsewhere or card in on_piles:
+            if card == reading.label or card in change.elsewhere or self._on_a_pile(card):
                 # a card already put on a pile lies there still (game 5209: B's QH, played
                 # onto pile 1 while its slot, read empty under the hand, kept it as its top,
                 # was found beneath the pile's next cards and played a second time)
@@ -1392,7 +1391,7 @@ class Observer:
         if hidden is not None and card_before is None and zone.kind is ZoneKind.STOCK and old == "back" \
                 and new not in FACE_UP_LABELS and hidden[2].label == "empty" \
                 and hidden[0].frame < change.frame \
-                and not any(p.card == new for pile in self.state.piles.values() for p in pile):
+                and not self._on_a_pile(new):
             # a face-down card's slot read "empty" under the hand, then a card surely once the
             # hand had gone: the hand hid the card it had turned, which came at the first change
             # (game 5203 at 1280x720 with the model: A's 2C, 0.63 s late). Not a card taken back
@@ -1643,7 +1642,11 @@ class Observer:
             or (self._holder(card, exclude=(player, slot)) or (None,))[0] is player \
             or card in self._returning \
             or any(p is player and c == card for p, c in self._stray_cards.values()) \
-            or any(p.card == card for pile in self.state.piles.values() for p in pile)
+            or self._on_a_pile(card)
+
+    def _on_a_pile(self, card: str) -> bool:
+        """Whether ``card`` is believed to lie on a spit pile (played, not taken back)."""
+        return any(p.card == card for pile in self.state.piles.values() for p in pile)
 
     def _dealing_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                         player: Player) -> list[TableEvent]:
@@ -2130,8 +2133,7 @@ class Observer:
         against the old one (docs/pipeline.md, "Corrections"). Game 5039 at 1280x720 with the
         model: A's 2C, read 2S at 0.45 when turned in slot 4, moved to the empty slot 3 and read
         2C there: taken for a turn in an empty slot, refused, and the move lost."""
-        if self._face_up_elsewhere(card, change.zone) \
-                or any(p.card == card for pile in self.state.piles.values() for p in pile):
+        if self._face_up_elsewhere(card, change.zone) or self._on_a_pile(card):
             return None
         found: list[tuple[Player, int, float | None, str]] = []
         for dep in self._departures:
@@ -2622,8 +2624,8 @@ class Observer:
         ``pile`` after slapping it, crossed A's slot 3 two frames before it was off the pile,
         and A's next move took the slot's 8H to the other pile: the F_EARLY_SLAP was missed),
         nor one whose card was played after it left the slot once the hand had left the pile
-        (game 5211: B's arm, leaving pile 1, came over B's slot 4 and took its QH back to the
-        pile 0.7 s later)."""
+        (game 5211: B's arm, leaving pile 1, came over B's slot 4 and took its QH to the pile
+        0.7 s later)."""
         elsewhere = {c.card for n, stack in self.state.piles.items() if n != pile for c in stack}
         elsewhere |= {d.card for d in self._departures if d.player is player and d.used and d.start >= left}
         return any(clear >= since and busy_from < left and top not in elsewhere
