@@ -1388,17 +1388,6 @@ class Observer:
             # the card carried there while the hand lay over its top, read surely now (it had
             # left its slot by then): it came with the carry
             change, since = replace(hidden[0], hand_over=False), hidden[1]
-        if hidden is not None and card_before is None and zone.kind is ZoneKind.STOCK and old == "back" \
-                and new not in FACE_UP_LABELS and hidden[2].label == "empty" \
-                and hidden[0].frame < change.frame \
-                and not self._on_a_pile(new):
-            # a face-down card's slot read "empty" under the hand, then a card surely once the
-            # hand had gone: the hand hid the card it had turned, which came at the first change
-            # (game 5203 at 1280x720 with the model: A's 2C, 0.63 s late). Not a card taken back
-            # from a pile: the hand may have come over the slot before it went for the card
-            # (game 5154: B's 10C, 0.53 s early), nor an earlier change read again only now (game
-            # 5190: A's 6S, read surely only after its slot had settled again under the hand)
-            change, since = hidden[0], hidden[1]
         if hidden is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
                 and one_card_read(hidden[2].label, new):
             # the card read there under the hand, not surely enough, is read surely now that
