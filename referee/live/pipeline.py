@@ -364,14 +364,10 @@ class Referee:
             withheld = self._withheld.pop(change.zone, None)
             if withheld is not None and not change.carried and change.zone in readings \
                     and readings[change.zone].label in NOT_IDENTITIES \
-                    and withheld.frame >= change.since_frame and not self._on_a_pile(withheld.label):
+                    and withheld.frame >= change.since_frame and not self.observer.on_a_pile(withheld.label):
                 tracked = _with_landing(tracked, withheld)
                 readings[change.zone] = _carried_reading(readings[change.zone], withheld)
         return tracked
-
-    def _on_a_pile(self, card: str) -> bool:
-        """Whether the observer holds ``card`` to lie on a spit pile."""
-        return any(c.card == card for pile in self.observer.state.piles.values() for c in pile)
 
     def _settled_by_carry(self, tracked: TrackedFrame, landings: Sequence[Landing]
                           ) -> tuple[TrackedFrame, list[Landing]]:

@@ -1014,7 +1014,7 @@ class Observer:
         top_spell = self._busy_from(exclude, reading.label) if exclude is not None else None
         top_busy = top_spell[1] if top_spell is not None else None
         for card in sorted(change.beneath):
-            if card == reading.label or card in change.elsewhere or self._on_a_pile(card):
+            if card == reading.label or card in change.elsewhere or self.on_a_pile(card):
                 # a card already put on a pile lies there still (game 5209: B's QH, played
                 # onto pile 1 while its slot, read empty under the hand, kept it as its top,
                 # was found beneath the pile's next cards and played a second time)
@@ -1631,9 +1631,9 @@ class Observer:
             or (self._holder(card, exclude=(player, slot)) or (None,))[0] is player \
             or card in self._returning \
             or any(p is player and c == card for p, c in self._stray_cards.values()) \
-            or self._on_a_pile(card)
+            or self.on_a_pile(card)
 
-    def _on_a_pile(self, card: str) -> bool:
+    def on_a_pile(self, card: str) -> bool:
         """Whether ``card`` is believed to lie on a spit pile (played, not taken back)."""
         return any(p.card == card for pile in self.state.piles.values() for p in pile)
 
@@ -2122,7 +2122,7 @@ class Observer:
         against the old one (docs/pipeline.md, "Corrections"). Game 5039 at 1280x720 with the
         model: A's 2C, read 2S at 0.45 when turned in slot 4, moved to the empty slot 3 and read
         2C there: taken for a turn in an empty slot, refused, and the move lost."""
-        if self._face_up_elsewhere(card, change.zone) or self._on_a_pile(card):
+        if self._face_up_elsewhere(card, change.zone) or self.on_a_pile(card):
             return None
         found: list[tuple[Player, int, float | None, str]] = []
         for dep in self._departures:
