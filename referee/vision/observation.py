@@ -2234,6 +2234,7 @@ class Observer:
             self._tips_on_piles.extend((tracked.time, hand.player, zone) for zone in at_tip)
             for zone in dict.fromkeys(hand.zones + hand.touches + self._joined_tip_piles(hand, at_tip)):
                 self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
+        self._note_packet_pulls(tracked)
         for player, n in per_player.items():
             if n >= 2:
                 arms = tuple((_arm_in_x(h), *h.tip_mm) for h in tracked.hands
@@ -2247,6 +2248,21 @@ class Observer:
             self._hand_history.popleft()
         while self._tips_on_piles and self._tips_on_piles[0][0] < tracked.time - HAND_MEMORY_S:
             self._tips_on_piles.popleft()
+
+    def _note_packet_pulls(self, tracked: TrackedFrame) -> None:
+        """A packet busy while only its owner's hands reach near it (their box overlaps it) was
+        visited by its owner, though no hand covers a fifth of it: fingers at its far edge slide
+        the top card off (game 5237 with the model: B's spit QS, pulled off the packet's end
+        by fingertips the tracker saw on no zone, was taken for a card from nowhere and read as
+        B's 8S; six false faults followed)."""
+        for player, packet in self._packet_zone.items():
+            obs = tracked.zones.get(packet)
+            if obs is None or obs.settled:
+                continue
+            box = _zone_box(self._zone[packet])
+            near = {hand.player for hand in tracked.hands if _boxes_overlap(hand.bbox_mm, box)}
+            if near == {player}:
+                self._hands_over.setdefault(packet, {})[player] = tracked.time
 
     def _piles_at_tip(self, hand: HandBlob) -> tuple[str, ...]:
         """The spit piles whose outline holds the hand's tip."""
