@@ -560,17 +560,32 @@ class Arbiter:
         placed nowhere (race-eval seed 6121), as is one seen in its slot since (``_current``).
         ``taken_before``: those beneath that left their slots before ``landed``'s card left its
         own."""
+        beneath, elsewhere = self._located(landing.zone, landing.label)
+        return replace(landing, beneath=frozenset(beneath), elsewhere=frozenset(elsewhere),
+                       taken_before=frozenset(self._taken_before(landed, beneath)))
+
+    def elsewhere_than(self, pile: str) -> frozenset[str]:
+        """The cards the follows place outside spit pile ``pile`` now (as :meth:`_placed`
+        does for a landing): found outside it, moving as in a hand, or last found on the other
+        pile. Empty for a zone that is no spit pile."""
+        if all(zone_id != pile for zone_id, _ in self._pile_outlines):
+            return frozenset()
+        return frozenset(self._located(pile)[1])
+
+    def _located(self, pile: str, top: str | None = None) -> tuple[set[str], set[str]]:
+        """(beneath, elsewhere) of :meth:`_placed`: the followed cards, other than ``top``,
+        that lie under the pile's top, and those outside the pile."""
         beneath, elsewhere = set(), set()
         for faces in self._faces.values():
             for face in self._current(faces):
                 f = face.follow
-                if f is None or face.label == landing.label:
+                if f is None or face.label == top:
                     continue
                 now, last, step = f.last_centre, f.last_found_centre, f.last_step_mm
                 covered = False
                 if not f.score(len(f) - 1) >= self.s.placed_score:  # found poorly now, or not at all
                     well = f.last_found_centre_scoring(self.s.placed_score)
-                    if well is not None and self._pile_at(*well) == landing.zone:
+                    if well is not None and self._pile_at(*well) == pile:
                         now, last, step = None, well, None  # covered by the landing card since
                         covered = True
                     elif not f.score(len(f) - 1) >= self.s.beneath_score:
@@ -582,22 +597,20 @@ class Arbiter:
                         # found again (seed 6086: A's KH, never played, found at 0.50-0.52 on the
                         # 10H A's hand carried onto pile 1, would lie beneath it)
                         fair = f.last_found_centre_scoring(self.s.beneath_score)
-                        if fair is not None and self._pile_at(*fair) == landing.zone \
+                        if fair is not None and self._pile_at(*fair) == pile \
                                 and f.found_since_its_slot(self.s.slot_near_mm):
                             now, last, step = fair, fair, None
                 last_pile = self._pile_at(*last) if last is not None else None
-                outside = now is not None and self._pile_at(*now) != landing.zone
+                outside = now is not None and self._pile_at(*now) != pile
                 carried = step is not None and step >= self.s.landing_carried_mm
-                if outside or carried or last_pile not in (None, landing.zone):
+                if outside or carried or last_pile not in (None, pile):
                     elsewhere.add(face.label)
-                elif last_pile == landing.zone:
+                elif last_pile == pile:
                     fair = None if covered else f.last_found_centre_scoring(self.s.beneath_score)
-                    if covered or (fair is not None and self._pile_at(*fair) == landing.zone) \
+                    if covered or (fair is not None and self._pile_at(*fair) == pile) \
                             or f.found_since_its_slot(self.s.slot_near_mm):
                         beneath.add(face.label)
-        beneath -= elsewhere
-        return replace(landing, beneath=frozenset(beneath), elsewhere=frozenset(elsewhere),
-                       taken_before=frozenset(self._taken_before(landed, beneath)))
+        return beneath - elsewhere, elsewhere
 
     def _taken_before(self, landed: _Face, cards: set[str]) -> set[str]:
         """Of ``cards``, those whose follows left their slots before ``landed``'s card left its own."""

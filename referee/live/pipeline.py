@@ -293,6 +293,7 @@ class Referee:
             if landings:
                 tracked, landings = self._settled_by_carry(tracked, landings)
                 result.tracked = tracked
+            tracked = result.tracked = self._placed_elsewhere(tracked)
             strays = self.arbiter.strays(tracked) if self.arbiter is not None else []
             if strays:  # cards followed to rest outside the zones, a hand maybe still over them
                 tracked = result.tracked = replace(tracked, strays=tracked.strays + tuple(strays))
@@ -386,6 +387,19 @@ class Referee:
             changes.append(change)
             zones[landing.zone] = replace(zones[landing.zone], settled=True, busy_since=None)
         return replace(tracked, zones=zones, changes=tuple(changes)), settled
+
+    def _placed_elsewhere(self, tracked: TrackedFrame) -> TrackedFrame:
+        """``tracked`` with, on each pile that settled as usual, the cards the follows place
+        outside it now (``elsewhere``, as on a carried landing): a card still in a hand then
+        does not lie under the new top, though the pile's change waits and is explained only
+        after that card's slot settles (game 5239, both recognitions: A's 6C, on its way to
+        pile 2 when B's JC settled there, was taken for a card beneath the JC, then the JC for
+        one taken back: a false F_ILLEGAL_RANK and F_TAKE_BACK, an F_ILLEGAL_RANK missed)."""
+        if self.arbiter is None or all(c.carried for c in tracked.changes):
+            return tracked
+        changes = tuple(c if c.carried else replace(c, elsewhere=c.elsewhere | self.arbiter.elsewhere_than(c.zone))
+                        for c in tracked.changes)
+        return replace(tracked, changes=changes)
 
     def _tell_observer(self) -> None:
         """What the observer should look for next, from the state of the game."""
