@@ -397,7 +397,8 @@ class Referee:
         one taken back: a false F_ILLEGAL_RANK and F_TAKE_BACK, an F_ILLEGAL_RANK missed)."""
         if self.arbiter is None or all(c.carried for c in tracked.changes):
             return tracked
-        changes = tuple(c if c.carried else replace(c, elsewhere=c.elsewhere | self.arbiter.elsewhere_than(c.zone))
+        arbiter = self.arbiter
+        changes = tuple(c if c.carried else replace(c, elsewhere=c.elsewhere | arbiter.elsewhere_than(c.zone))
                         for c in tracked.changes)
         return replace(tracked, changes=changes)
 

@@ -967,6 +967,10 @@ def test_a_landing_places_the_other_followed_cards() -> None:
     placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
     assert placed.beneath == {"10D", "4C", "6C", "8S", "8C"}
     assert placed.elsewhere == {"2S", "7H", "JS", "9H", "5S", "KH"}
+    # a pile that settles as usual gets the same (``elsewhere_than``); no zone but a pile does
+    assert arbiter.elsewhere_than("pile1") == placed.elsewhere
+    assert "JS" not in arbiter.elsewhere_than("pile2") and "KD" in arbiter.elsewhere_than("pile2")
+    assert arbiter.elsewhere_than("A.stock2") == set()
     assert placed.taken_before == set()  # all left their slots with KD (view 1) or after it
     # KD left its slot a view later (view 2) than those (one hand took them first)
     faces[0] = face("KD", slot, slot, ((x, y), good))

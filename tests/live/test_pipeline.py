@@ -7,6 +7,7 @@ own evaluation (models/MODEL_CARD.md), and benchmarks/referee_eval.py runs both 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -385,6 +386,26 @@ def test_what_the_follows_found_goes_with_a_pile_s_change() -> None:
     found = _with_landing(TrackedFrame(856, 28.53, {}, (change, slot), ()), landing)
     assert found.changes[0].beneath == {"JD"} and found.changes[0].elsewhere == {"2S"}
     assert found.changes[1] == slot
+
+
+def test_a_pile_settled_as_usual_gets_the_cards_the_follows_place_elsewhere() -> None:
+    """Game 5239, both recognitions: B's JC settled pile 2 as usual while A's 6C was still in
+    A's hand on its way there; the pile's change waited for A's slot, and once that settled the
+    6C was taken for a card beneath the JC (a false F_ILLEGAL_RANK, then the JC for one taken
+    back). A pile that settles as usual carries the cards the follows place elsewhere then; a
+    change settled by a carried landing keeps its own."""
+    from types import SimpleNamespace
+
+    from referee.vision.tracking import TrackedFrame, ZoneChange
+
+    arbiter = SimpleNamespace(elsewhere_than=lambda zone: frozenset({"6C"} if zone == "pile2" else ()))
+    pile = ZoneChange("pile2", 511, 17.03, True, True, 503, 20.0, True, 509, 16.97)
+    carried = replace(pile, zone="pile1", carried=True, elsewhere=frozenset({"2S"}))
+    slot = ZoneChange("B.stock4", 511, 17.03, False, True, 499, 30.0)
+    tracked = TrackedFrame(511, 17.03, {}, (pile, carried, slot), ())
+    found = Referee._placed_elsewhere(SimpleNamespace(arbiter=arbiter), tracked)  # type: ignore[arg-type]
+    assert [c.elsewhere for c in found.changes] == [{"6C"}, {"2S"}, set()]
+    assert Referee._placed_elsewhere(SimpleNamespace(arbiter=None), tracked) is tracked  # type: ignore[arg-type]
 
 
 def test_a_carried_card_read_under_another_top_lies_beneath_it() -> None:

@@ -1013,6 +1013,27 @@ def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: Mat
     assert table.frame_with({"pile2": "2H"}) == []  # no packet visit left: not explained
 
 
+def test_a_packet_busy_while_only_its_owner_s_hand_reaches_near_it_was_visited(layout: MatLayout) -> None:
+    """Game 5237 with the model: B's fingertips slid the spit card off the far end of B's
+    packet, covering a fifth of it in no frame; the packet went busy, but the card on pile 2 was
+    taken for one from nowhere. A packet busy while only its owner's hands reach near it (their
+    box overlaps it) is a visit; not a packet that stays settled, nor one the other player's
+    hand reaches near too."""
+    x0, y0 = layout.zone("B.packet").polygon().min(axis=0)
+    x1, y1 = layout.zone("B.packet").polygon().max(axis=0)
+    beside = (float(x1) - 5.0, float(y0), float(x1) + 80.0, float(y1))  # overlaps the packet's end
+    b_near = HandBlob(Player.B, 20000.0, beside, (float(x1) + 2.0, float(y0 + y1) / 2), ("B.stock3",))
+    a_near = replace(b_near, player=Player.A, zones=())
+    for busy, hands, expected in (
+            (("B.packet",), (b_near,), [(SpitTurn, Player.B, "3C")]),
+            ((), (b_near,), []),  # the packet stayed settled: only an arm beside it
+            (("B.packet",), (b_near, a_near), [])):  # whose hand moved it is not known
+        table = Table(layout)
+        table.frame_with(hands=hands, unsettled=busy + ("pile2",))
+        events = table.frame_with({"pile2": "3C"}, hands=(hand(Player.B, "pile2"),))
+        assert [(type(e), e.player, str(e.card)) for e in events] == expected, (busy, len(hands))
+
+
 def test_a_pile_read_as_a_card_from_nowhere_shows_the_one_alike_card_that_left(layout: MatLayout) -> None:
     """Game 5084 with the model: B's JH on pile 2 read QH at 0.62, its runner-up AD, was left
     unexplained, and B's KS moved to the slot the JH had left was judged a move onto an
