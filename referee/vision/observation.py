@@ -274,6 +274,10 @@ class _Unread:
         return ZoneReading(last.zone, best, sum(confs) / len(confs), last.frame, last.time)
 
 
+#: a slot's change that showed what was not believed under a hand: (change, since, reading)
+_SeenUnder = tuple[ZoneChange, tuple[float, int], ZoneReading]
+
+
 @dataclass
 class _PileCard:
     card: str
@@ -1737,6 +1741,10 @@ class Observer:
         # a take-back: the card now on top lay beneath the one that left, or beneath the two
         # that left (both taken back while hands never left the pile)
         depth = _taken_back(pile, old, new)
+        if depth is not None and self._put_by_the_other_hand(change, pile[-1], since):
+            log.info("frame %d: %s read as %s, beneath its top %s, but only the other player's hand was "
+                     "there: no take-back", change.frame, change.zone, new, old)
+            depth = None
         top_read_too = reading.runner_up == old and reading.runner_up_confidence >= min(
             TAKE_BACK_CONFIDENCE, TAKE_BACK_TOP_SHARE * reading.confidence)
         if depth is not None and (top_read_too or (reading.confidence < TAKE_BACK_CONFIDENCE
@@ -1840,6 +1848,16 @@ class Observer:
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
 
+    def _put_by_the_other_hand(self, change: ZoneChange, top: _PileCard, since: tuple[float, int]) -> bool:
+        """A pile that now shows the card beneath its top, while only the hand of the player
+        other than the top's was on it: that hand put a card there, read as the card beneath
+        (game 5223 with the model: B's AH on A's 2C, read AD, the card under the 2C, under B's
+        hand: a take-back of A's, whose hands were off the mat, and a false F_TAKE_BACK)."""
+        if top.player is None:
+            return False
+        return (not self._hand_was_over(change.zone, top.player, since[0])
+                and self._hand_was_over(change.zone, top.player.other, since[0]))
+
     @staticmethod
     def _came_too_late(dep: _Departure, touched: float) -> bool:
         """A departed card could not lie under a pile's new top that touched at ``touched``: its
@@ -1859,29 +1877,43 @@ class Observer:
         1280x720 with the model: A's 10D, read 0.56 and 0.80 under the hand in slot 3, played
         1.2 s later: the pile's 10D came from no slot, the turn and the play were lost, and four
         plays onto it were judged on the 9D beneath (false F_ILLEGAL_RANK)."""
+        found = self._turned_unseen_as(reading.label, change, since, touched)
+        if found is None:
+            return []
+        unseen, zone = found
+        was, was_since, seen = unseen.pop(zone)
+        source = self._zone[zone]
+        player, slot = source.owner, source.number
+        assert player is not None and slot is not None
+        log.info("frame %d: %s shows %s, read so under the hand that turned it in %s: turned and "
+                 "played", change.frame, change.zone, reading.label, zone)
+        self.state.piles[pile_n].append(_PileCard(reading.label, player, slot))
+        card = Card.parse(reading.label)
+        start = self._start_estimate(player, slot, reading.label, None, touched)
+        return [Turn(t=self._touch(was, "turn", busy_since=was_since[0]), frame=change.frame,
+                     player=player, slot=slot, card=card,
+                     evidence=self._evidence(was, seen, was_since)),
+                Play(t=touched, frame=change.frame, player=player, slot=slot, pile=pile_n, card=card,
+                     start=start, hand=self._hand_of(player, start, slot),
+                     evidence=self._evidence(change, reading, since))]
+
+    def _turned_unseen_as(self, card: str, change: ZoneChange, since: tuple[float, int], touched: float
+                          ) -> tuple[dict[str, _SeenUnder], str] | None:
+        """Where :meth:`_turned_and_played` finds ``card``, come onto a pile: the record (of
+        ``_under_hand`` or ``_turned_unseen``) and the slot where it was read under the hand that
+        turned it, in a slot of a player whose hand was over the pile or its tip on it, the slot
+        showing a back still, within ``PAIR_WINDOW_S`` before ``touched``."""
         for unseen in (self._under_hand, self._turned_unseen):
-            for zone, (was, was_since, seen) in list(unseen.items()):
+            for zone, (was, _, seen) in unseen.items():
                 source = self._zone.get(zone)
                 if source is None or source.kind is not ZoneKind.STOCK or source.owner is None \
-                        or source.number is None or seen.label != reading.label \
+                        or source.number is None or seen.label != card \
                         or self.state.tops.get(zone) != "back" or touched - was.time > PAIR_WINDOW_S \
                         or not (self._hand_was_over(change.zone, source.owner, since[0])
                                 or self._tip_was_on(change.zone, source.owner, since[0])):
                     continue
-                del unseen[zone]
-                player, slot = source.owner, source.number
-                log.info("frame %d: %s shows %s, read so under the hand that turned it in %s: turned and "
-                         "played", change.frame, change.zone, reading.label, zone)
-                self.state.piles[pile_n].append(_PileCard(reading.label, player, slot))
-                card = Card.parse(reading.label)
-                start = self._start_estimate(player, slot, reading.label, None, touched)
-                return [Turn(t=self._touch(was, "turn", busy_since=was_since[0]), frame=change.frame,
-                             player=player, slot=slot, card=card,
-                             evidence=self._evidence(was, seen, was_since)),
-                        Play(t=touched, frame=change.frame, player=player, slot=slot, pile=pile_n, card=card,
-                             start=start, hand=self._hand_of(player, start, slot),
-                             evidence=self._evidence(change, reading, since))]
-        return []
+                return unseen, zone
+        return None
 
     def _start_estimate(self, player: Player, slot: int, card: str, start: float | None, touched: float
                         ) -> float | None:
@@ -2037,6 +2069,12 @@ class Observer:
         here = {c.card for c in self.state.piles.get(self._zone[change.zone].number or 0, [])}
         if label in here or self._packet_visits(since) or change.difference < NEW_CARD_DIFFERENCE:
             return reading  # (read as a card of this pile, its old top too: nothing from nowhere)
+        if self._turned_unseen_as(label, change, since, self._touch(change)) is not None:
+            # read so under the hand that turned it in a slot: turned there and played (game
+            # 5230 with the model: A's 8D, read 0.68 under the hand resting on slot 4, played
+            # before it left; read 8D on the pile, it was taken for A's 8S, and the turn, the
+            # play and the 8S's later play were lost, with a false F_TAKE_BACK)
+            return reading
         cards = {d.card for d in self._departures
                  if not d.used and d.time >= since[0] - PAIR_WINDOW_S and _alike(label, d.card)
                  and self._hand_was_over(change.zone, d.player, since[0])

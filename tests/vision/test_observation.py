@@ -248,6 +248,24 @@ def test_a_take_back_uncovers_the_card_beneath(layout: MatLayout) -> None:
     assert table.frame_with({"A.stock2": "KD"}) == []  # back in its slot: no turn
 
 
+def test_a_pile_showing_the_card_beneath_under_the_other_player_s_hand_alone_is_no_take_back(
+        layout: MatLayout) -> None:
+    """Game 5223 with the model: B's AH, put on A's 2C, read under B's hand as the AD beneath
+    the 2C: a take-back of A's, whose hands were off the mat (a false F_TAKE_BACK). Only the
+    other player's hand on the pile: no take-back (B's card that left is B's play, the KD stays);
+    with the top's player's hand there too, the take-back stands."""
+    for a_there, expected in ((False, [(Play, Player.B, "3S")]), (True, [(TakeBack, Player.A, "KD")])):
+        table = Table(layout)
+        table.frame_with({"A.stock2": "back"}, hands=(hand(Player.A, "A.stock2"),))
+        table.frame_with({"pile1": "KD"}, hands=(hand(Player.A, "pile1"),))
+        table.idle(int(PAIR_WINDOW_S * FPS) + 1)  # A's hand long gone
+        table.frame_with({"B.stock3": "back"}, hands=(hand(Player.B, "B.stock3"),))
+        on_pile = (hand(Player.B, "pile1"),) + ((hand(Player.A, "pile1"),) if a_there else ())
+        events = table.frame_with({"pile1": "5D"}, hands=on_pile, hand_over=True)
+        assert [(type(e), e.player, str(e.card)) for e in events] == expected
+        assert ("KD" in [p.card for p in table.obs.state.piles[1]]) is not a_there
+
+
 def test_a_pile_read_under_the_slapping_hands_keeps_its_top(layout: MatLayout) -> None:
     """Slap-eval seed 6018: after A's last card (KD on pile 1), pile 1 settled under the
     slapping hands showing the 5 beneath (it peeked out): no take-back; the top stays KD,
@@ -526,6 +544,24 @@ def test_a_card_read_unsurely_under_the_hand_that_turned_it_and_then_on_a_pile_w
     assert events[0].t <= turned < events[1].t
     assert [p.card for p in table.obs.state.piles[1]] == ["5D", "6D"]
     assert table.frame_with({"A.stock3": "back"}) == []  # the slot's next card: nothing more
+
+
+def test_a_card_read_unsurely_under_the_hand_that_turned_it_is_not_taken_for_an_alike_card(
+        layout: MatLayout) -> None:
+    """Game 5230 with the model: A's 8D, read 0.68 under the hand resting on slot 4, played
+    before the hand left; on the pile it was read 8D, but taken for A's 8S, alike, in a slot
+    the arm lay over (the turn and the play lost, the 8S's own play later too). The card read
+    under the hand that turned it is the one turned and played."""
+    table = Table(layout)
+    on_slot = (hand(Player.A, "A.stock3"),)
+    assert table.frame_with({"A.stock3": "6D"}, hands=on_slot, hand_over=True, confidence=0.56) == []
+    assert table.frame_with({"A.stock3": "back"}, hands=on_slot) == []  # its next card's back
+    # A's arm lies over slot 1 (4D: a diamond, like the 6D) on its way to the pile
+    # (its part clear of the arm still shows the 4D: the pile does not wait for it)
+    events = table.frame_with({"pile1": "6D"}, hands=(hand(Player.A, "pile1", "A.stock1"),),
+                              unsettled=("A.stock1",), kept=("A.stock1",))
+    assert [(type(e), e.player, e.slot, str(e.card)) for e in events] == [(Turn, Player.A, 3, "6D"),
+                                                                          (Play, Player.A, 3, "6D")]
 
 
 def test_a_card_from_no_slot_is_not_taken_for_one_read_unsurely_in_another_player_s_slot(
