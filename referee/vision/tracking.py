@@ -486,14 +486,15 @@ class ZoneTracker:
                 # busy when its picture moves and differs from the settled one, or shows a card
                 # come or gone (a white card put on the white mat by a pale hand, unseen, may
                 # differ less than a change: game 5168, A's 4D moved into the empty slot 1)
-                if st.still == 0 and (diff_ref > self._change_level[zid] or hand_over
-                                      or occupied != st.occupied):
+                # ... or, still, shows a card come or gone: a card slid in slowly moves the
+                # picture less than a hand does (game 5255: A's 2D, moved into the empty slot 1,
+                # changed it by at most 3.9 grey levels a frame; taken in silently, the move was lost)
+                if (st.still == 0 and (diff_ref > self._change_level[zid] or hand_over)) \
+                        or occupied != st.occupied:
                     st.settled = False
                     st.since_frame = idx
                 else:
                     st.reference = 0.9 * st.reference + 0.1 * small  # follow slow light changes
-                    if st.still >= self.s.settle_frames:
-                        st.occupied = occupied
             elif st.still >= self.s.settle_frames:
                 st.settled = True
                 if diff_ref > self._change_level[zid] or occupied != st.occupied:

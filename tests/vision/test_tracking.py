@@ -348,6 +348,32 @@ def test_a_slot_whose_card_came_without_changing_it_much_still_changes() -> None
     assert changes[0].difference < 10.0  # less than a change
 
 
+
+def test_a_slot_whose_card_slid_in_too_slowly_to_move_its_picture_still_changes() -> None:
+    """Game 5255: A's 2D, moved into the empty slot 1, changed the slot's picture by at most
+    3.9 grey levels a frame (still, to the tracker); its occupancy flipped while the zone was
+    settled, was taken in silently, and the move was lost. A settled zone whose occupancy flips
+    goes busy, still or not, and settles with a change. The first frame of fixture endgame,
+    A's slot 1 empty, then a card of the mat's own colour sliding into it over 40 frames."""
+    cal, table, (x0, y0, x1, y1) = first_frame_and_box("endgame", "A.stock1", 4)
+    paper = np.median(table[y0:y1, x0:x1].reshape(-1, 3), axis=0).astype(np.uint8)
+    images = [table] * 5
+    for k in range(1, 41):
+        moving = table.copy()
+        edge = x0 + (x1 - x0) * k // 40
+        moving[y0:y1, x0:edge] = paper
+        moving[y0:y1, edge:edge + 2] = 170
+        images.append(moving)
+    card = table.copy()
+    card[y0:y1, x0:x1] = paper
+    images += [card] * 6
+    tracker = ZoneTracker(cal)
+    tracked = [tracker.update(image, i / 30) for i, image in enumerate(images)]
+    assert max(t.zones["A.stock1"].motion for t in tracked) < tracker.s.still_level  # still throughout
+    assert not tracked[0].zones["A.stock1"].occupied and tracked[-1].zones["A.stock1"].occupied
+    changes = [c for t in tracked for c in t.changes if c.zone == "A.stock1"]
+    assert len(changes) == 1 and changes[0].occupied and not changes[0].was_occupied, changes
+
 def test_frame_of_wrong_size_is_refused() -> None:
     cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
     tracker = ZoneTracker(cal)
