@@ -2582,7 +2582,7 @@ class Observer:
             if changed or tracked.time - left >= EARLY_SLAP_WAIT_S:
                 continue  # a card came or went after all
             if not pile_ok or tracked.time < left + EARLY_SLAP_SLOTS_S \
-                    or self._slot_busy_since(key[1], left, tracked):
+                    or self._slot_busy_since(key[1], left, tracked) or self._leaving_since(key[1], left):
                 keep.append((key, seen, left, pile_ok))
             elif not self._slots_changed(key[1], seen.first - EARLY_SLAP_SLOTS_S, left, key[0]):
                 events.append(self._early_slap(key, seen, left, tracked.frame))
@@ -2651,6 +2651,14 @@ class Observer:
                     and self._slot_settled_t.get(zone, -math.inf) < left:
                 return True
         return False
+
+    def _leaving_since(self, player: Player, left: float) -> bool:
+        """A card of ``player``'s left a slot after ``left`` (the hand left the pile) and is
+        not explained yet: once it is (played, moved), :meth:`_slots_changed` knows it for the
+        player's next move (game 5253: B's arm, leaving pile 1 after slapping it, crossed B's
+        slot 4 just before it was off the pile and took the KC to pile 2; the slot settled
+        before pile 2 did, and the F_EARLY_SLAP was dropped)."""
+        return any(d.player is player and not d.used and d.start >= left for d in self._departures)
 
     def _slots_changed(self, player: Player, since: float, left: float, pile: int) -> bool:
         """A stock slot of ``player`` was clear again, changed, after ``since``, its busy spell

@@ -13,6 +13,7 @@ from referee.vision.observation import (
     EARLY_SLAP_FLIP_S,
     EARLY_SLAP_SLOTS_S,
     EARLY_SLAP_STILL_S,
+    EARLY_SLAP_WAIT_S,
     GRAB_TOGETHER_FRAMES,
     LEFT_LAG_S,
     MIN_CARRY_S,
@@ -2210,6 +2211,31 @@ def test_a_slap_whose_arm_crossed_a_slot_as_it_left_and_a_play_from_it_to_the_ot
         events += frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ())
         assert [(type(e), e.pile) for e in events if isinstance(e, (Slap, Play))] == (
             [(Play, to_pile), (Slap, 1)] if slaps else [(Play, to_pile)]), (to_pile, idle)
+
+
+def test_a_slap_whose_arm_crossed_a_slot_as_it_left_waits_for_that_card_to_be_explained(
+        layout: MatLayout) -> None:
+    """Game 5253: B's arm, leaving pile 1 after slapping it, crossed B's slot 4 just before it
+    was off the pile and then took the slot's KC to pile 2; the slot settled before pile 2 did,
+    the card's play was not explained yet, and the early slap was dropped. The slap waits for a
+    card that left after the hand left the pile to be explained: played onto the other pile, it
+    is the player's next move. One never explained leaves it dropped, as before."""
+    for played in (True, False):
+        table = Table(layout)
+        lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+        assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), lingering) == []
+        events = [ev for _ in range(2) for ev in table.frame_with(hands=lingering, unsettled=("A.stock2",))]
+        events += clear_again(table, "pile1", as_before=True, unsettled=("A.stock2",))
+        busy = ("pile2",) if played else ()
+        events += [ev for _ in range(9) for ev in table.frame_with(unsettled=("A.stock2",) + busy)]
+        # the slot settles first (A's KD gone), pile 2 a few frames later
+        events += clear_again(table, "A.stock2", as_before=False, read="back", unsettled=busy)
+        events += [ev for _ in range(4) for ev in table.frame_with(unsettled=busy)]
+        if played:
+            events += table.frame_with({"pile2": "KD"}, busy_frames=1)
+        events += frames_of(table, round(EARLY_SLAP_WAIT_S * FPS), ())
+        assert {(type(e), e.pile) for e in events if isinstance(e, (Slap, Play))} == (
+            {(Play, 2), (Slap, 1)} if played else set()), played
 
 
 def test_a_slap_during_play_still_waiting_when_the_video_ends_is_given(layout: MatLayout) -> None:
