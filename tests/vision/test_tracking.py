@@ -322,57 +322,49 @@ def test_a_pile_that_changed_less_than_a_change_gives_a_faint_change() -> None:
     assert len(strong) == 1 and not strong[0].faint and strong[0].difference > 6.0
 
 
-def test_a_slot_whose_card_came_without_changing_it_much_still_changes() -> None:
-    """Game 5168: a pale hand moved A's white 4D into the empty slot 1 on the white mat,
-    unseen, and the slot's picture changed less than a change does; its printed number was
-    covered all the same. A zone whose picture moves and whose occupancy flips goes busy, and
-    settles with a change. The first frame of fixture endgame, where A's slot 1 is empty, then
-    a card of the mat's own colour sliding into it."""
+def card_sliding_into_slot_1(steps: int, edge_px: int, edge_grey: int) -> tuple[ZoneTracker, list]:
+    """Fixture endgame's first frame, where A's slot 1 is empty, then a card of the mat's own
+    colour sliding into it from the left in ``steps`` frames, its edge (``edge_px`` wide, of
+    ``edge_grey``: the fingers' shadow) ahead, then lying there: a tracker and what it saw."""
     cal, table, (x0, y0, x1, y1) = first_frame_and_box("endgame", "A.stock1", 4)
     paper = np.median(table[y0:y1, x0:x1].reshape(-1, 3), axis=0).astype(np.uint8)
     images = [table] * 5
-    for k in range(1, 5):  # sliding in from the left, its edge and the fingers' shadow ahead
+    for k in range(1, steps + 1):
         moving = table.copy()
-        edge = x0 + (x1 - x0) * k // 4
+        edge = x0 + (x1 - x0) * k // steps
         moving[y0:y1, x0:edge] = paper
-        moving[y0:y1, edge:edge + 4] = 190
+        moving[y0:y1, edge:edge + edge_px] = edge_grey
         images.append(moving)
     card = table.copy()
     card[y0:y1, x0:x1] = paper
     images += [card] * 6
     tracker = ZoneTracker(cal)
-    tracked = [tracker.update(image, i / 30) for i, image in enumerate(images)]
+    return tracker, [tracker.update(image, i / 30) for i, image in enumerate(images)]
+
+
+def test_a_slot_whose_card_came_without_changing_it_much_still_changes() -> None:
+    """Game 5168: a pale hand moved A's white 4D into the empty slot 1 on the white mat,
+    unseen, and the slot's picture changed less than a change does; its printed number was
+    covered all the same. A zone whose picture moves and whose occupancy flips goes busy, and
+    settles with a change: a card of the mat's own colour sliding into the slot in 4 frames."""
+    _, tracked = card_sliding_into_slot_1(4, 4, 190)
     assert not tracked[0].zones["A.stock1"].occupied and tracked[-1].zones["A.stock1"].occupied
     changes = [c for t in tracked for c in t.changes if c.zone == "A.stock1"]
     assert len(changes) == 1 and changes[0].occupied and not changes[0].was_occupied, changes
     assert changes[0].difference < 10.0  # less than a change
 
 
-
 def test_a_slot_whose_card_slid_in_too_slowly_to_move_its_picture_still_changes() -> None:
     """Game 5255: A's 2D, moved into the empty slot 1, changed the slot's picture by at most
     3.9 grey levels a frame (still, to the tracker); its occupancy flipped while the zone was
     settled, was taken in silently, and the move was lost. A settled zone whose occupancy flips
-    goes busy, still or not, and settles with a change. The first frame of fixture endgame,
-    A's slot 1 empty, then a card of the mat's own colour sliding into it over 40 frames."""
-    cal, table, (x0, y0, x1, y1) = first_frame_and_box("endgame", "A.stock1", 4)
-    paper = np.median(table[y0:y1, x0:x1].reshape(-1, 3), axis=0).astype(np.uint8)
-    images = [table] * 5
-    for k in range(1, 41):
-        moving = table.copy()
-        edge = x0 + (x1 - x0) * k // 40
-        moving[y0:y1, x0:edge] = paper
-        moving[y0:y1, edge:edge + 2] = 170
-        images.append(moving)
-    card = table.copy()
-    card[y0:y1, x0:x1] = paper
-    images += [card] * 6
-    tracker = ZoneTracker(cal)
-    tracked = [tracker.update(image, i / 30) for i, image in enumerate(images)]
+    goes busy, still or not, and settles with a change: the card sliding in over 40 frames."""
+    tracker, tracked = card_sliding_into_slot_1(40, 2, 170)
     assert max(t.zones["A.stock1"].motion for t in tracked) < tracker.s.still_level  # still throughout
     assert not tracked[0].zones["A.stock1"].occupied and tracked[-1].zones["A.stock1"].occupied
     changes = [c for t in tracked for c in t.changes if c.zone == "A.stock1"]
     assert len(changes) == 1 and changes[0].occupied and not changes[0].was_occupied, changes
+
 
 def test_frame_of_wrong_size_is_refused() -> None:
     cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
