@@ -330,6 +330,7 @@ class Observer:
             zone: self._zone[zone].polygon().astype(np.float32) for zone in self._pile_zone.values()}
         self._packet_zone: dict[Player, str] = {z.owner: z.id for z in layout.zones
                                                 if z.kind is ZoneKind.PACKET and z.owner is not None}
+        self._packet_box = {packet: _zone_box(layout.zone(packet)) for packet in self._packet_zone.values()}
         #: (time, player, zones covered, zones touched) of every hand seen, for HAND_MEMORY_S
         self._hand_history: deque[tuple[float, Player, tuple[str, ...], tuple[str, ...]]] = deque()
         #: (time, player, spit pile under the hand's tip) for the hands seen with a tip on a pile
@@ -2297,7 +2298,7 @@ class Observer:
             obs = tracked.zones.get(packet)
             if obs is None or obs.settled:
                 continue
-            box = _zone_box(self._zone[packet])
+            box = self._packet_box[packet]
             near = {hand.player for hand in tracked.hands if _boxes_overlap(hand.bbox_mm, box)}
             if near == {player}:
                 self._hands_over.setdefault(packet, {})[player] = tracked.time
@@ -2658,7 +2659,11 @@ class Observer:
         player's next move (game 5253: B's arm, leaving pile 1 after slapping it, crossed B's
         slot 4 just before it was off the pile and took the KC to pile 2; the slot settled
         before pile 2 did, and the F_EARLY_SLAP was dropped)."""
-        return any(d.player is player and not d.used and d.start >= left for d in self._departures)
+        return any(not d.used for d in self._left_after(player, left))
+
+    def _left_after(self, player: Player, left: float) -> list[_Departure]:
+        """The departures of ``player``'s cards that left their slots after ``left``."""
+        return [d for d in self._departures if d.player is player and d.start >= left]
 
     def _slots_changed(self, player: Player, since: float, left: float, pile: int) -> bool:
         """A stock slot of ``player`` was clear again, changed, after ``since``, its busy spell
@@ -2678,7 +2683,7 @@ class Observer:
         (game 5211: B's arm, leaving pile 1, came over B's slot 4 and took its QH to the pile
         0.7 s later)."""
         elsewhere = {c.card for n, stack in self.state.piles.items() if n != pile for c in stack}
-        elsewhere |= {d.card for d in self._departures if d.player is player and d.used and d.start >= left}
+        elsewhere |= {d.card for d in self._left_after(player, left) if d.used}
         return any(clear >= since and busy_from < left and top not in elsewhere
                    and self._read_otherwise(zone, top, busy_from)
                    for busy_from, clear, zone, top in self._slot_changes.get(player, ()))
