@@ -135,6 +135,9 @@ GRAB_TOGETHER_FRAMES = 3
 KEPT_CARD_CHANGE = 0.05
 #: How long hand positions are remembered (to tell which hand took a card).
 HAND_MEMORY_S = 3.0
+#: How long the times a hand was at its packet are remembered: a spit card's pile change may be
+#: explained seconds after it settled (waiting for other zones), with ``SPIT_REACH_S`` before it
+PACKET_MEMORY_S = 10.0
 #: a player's second blob counts as their other hand (for ``hand``) only this large: the
 #: evaluation games' small blobs at B's edge (2900-5200 mm^2, no hand in the frame) made the
 #: hand wrong in 25 of 27 plays; a hand with its forearm on the mat is 14000-24000 mm^2
@@ -336,6 +339,8 @@ class Observer:
         #: (time, player, spit pile under the hand's tip) for the hands seen with a tip on a pile
         self._tips_on_piles: deque[tuple[float, Player, str]] = deque()
         self._packet_visit_used: dict[Player, float] = {}  # the packet visit the last spit card came from
+        #: player -> the times their hand was at their packet, for ``PACKET_MEMORY_S``
+        self._packet_seen: dict[Player, deque[float]] = {player: deque() for player in self._packet_zone}
         self._departures: list[_Departure] = []
         self._unsettled_since: dict[str, tuple[float, int]] = {}
         #: stock slots: when each first went busy since its card was last believed there
@@ -2068,7 +2073,7 @@ class Observer:
         the JH had left, was judged a move onto an occupied slot (a false F_BAD_MOVE)."""
         label = reading.label
         here = {c.card for c in self.state.piles.get(self._zone[change.zone].number or 0, [])}
-        if label in here or self._packet_visits(since) or change.difference < NEW_CARD_DIFFERENCE:
+        if label in here or self._packet_visits(since, change.time) or change.difference < NEW_CARD_DIFFERENCE:
             return reading  # (read as a card of this pile, its old top too: nothing from nowhere)
         if self._turned_unseen_as(label, change, since, self._touch(change)) is not None:
             # read so under the hand that turned it in a slot: turned there and played (game
@@ -2199,7 +2204,7 @@ class Observer:
         longer (game 5110: A's arm and B's, each crossing over the other's pile to the far one,
         covered pile 1 as long; A's fingertips lay on it 6 frames, B's 1); else the later
         visit. None: nobody's hand was at their packet."""
-        visits = self._packet_visits(since)
+        visits = self._packet_visits(since, change.time)
         if not visits:
             return None
         t = self._touch(change, "spit")
@@ -2225,14 +2230,19 @@ class Observer:
         seen = [(when, zone) for when, who, zone in self._tips_on_piles if who is player and when >= since]
         return any(zone == pile for _, zone in seen) and max(seen)[1] != pile
 
-    def _packet_visits(self, since: tuple[float, int]) -> dict[Player, float]:
+    def _packet_visits(self, since: tuple[float, int], until: float) -> dict[Player, float]:
         """The players whose hand was at their packet shortly before a pile went busy at
-        ``since`` (a visit not already spent on an earlier spit card): when it was last there."""
+        ``since`` and before it settled at ``until`` (a visit not already spent on an earlier
+        spit card): when it was last there then. Not later: a pile change explained late (it
+        waited for other zones) would take the visit of the player's next spit card (game 5261
+        with the model: B's 2S, explained 0.5 s after it settled, took the visit B's hand was
+        making for the 4H; the 4H went to A, and A's 9H was taken for a play: six false F_EARLY)."""
         visits = {}
-        for player, packet in self._packet_zone.items():
-            seen = self._hands_over.get(packet, {}).get(player, -1.0)
-            if seen >= since[0] - SPIT_REACH_S - 0.1 and seen > self._packet_visit_used.get(player, -1.0):
-                visits[player] = seen
+        for player, seen in self._packet_seen.items():
+            used = self._packet_visit_used.get(player, -1.0)
+            times = [t for t in seen if since[0] - SPIT_REACH_S - 0.1 <= t <= until and t > used]
+            if times:
+                visits[player] = times[-1]
         return visits
 
     def _read_as_spit(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
@@ -2249,7 +2259,7 @@ class Observer:
                 or not reading.runner_up_confidence >= SPIT_RUNNER_UP_SHARE * reading.confidence:
             return reading
         in_play = set(self.state.tops.values()) | {c.card for pile in self.state.piles.values() for c in pile}
-        if second in in_play or not self._packet_visits(since):
+        if second in in_play or not self._packet_visits(since, change.time):
             return reading
         log.info("frame %d: %s read as its top %s (%.2f), its runner-up %s (%.2f) in no play, a hand "
                  "just at its packet: read as that spit card", change.frame, change.zone, reading.label,
@@ -2273,7 +2283,12 @@ class Observer:
             self._tips_on_piles.extend((tracked.time, hand.player, zone) for zone in at_tip)
             for zone in dict.fromkeys(hand.zones + hand.touches + self._joined_tip_piles(hand, at_tip)):
                 self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
+                if zone == self._packet_zone.get(hand.player):
+                    self._at_packet(hand.player, tracked.time)
         self._note_packet_pulls(tracked)
+        for seen in self._packet_seen.values():
+            while seen and seen[0] < tracked.time - PACKET_MEMORY_S:
+                seen.popleft()
         for player, n in per_player.items():
             if n >= 2:
                 arms = tuple((_arm_in_x(h), *h.tip_mm) for h in tracked.hands
@@ -2302,6 +2317,13 @@ class Observer:
             near = {hand.player for hand in tracked.hands if _boxes_overlap(hand.bbox_mm, box)}
             if near == {player}:
                 self._hands_over.setdefault(packet, {})[player] = tracked.time
+                self._at_packet(player, tracked.time)
+
+    def _at_packet(self, player: Player, time: float) -> None:
+        """Note that ``player``'s hand was at their packet at ``time`` (once a frame)."""
+        seen = self._packet_seen[player]
+        if not seen or seen[-1] < time:
+            seen.append(time)
 
     def _piles_at_tip(self, hand: HandBlob) -> tuple[str, ...]:
         """The spit piles whose outline holds the hand's tip."""

@@ -1004,6 +1004,24 @@ def test_a_held_spit_card_waits_no_longer_than_its_limit(layout: MatLayout) -> N
     assert table.obs.flush(TrackedFrame(table.frame, table.frame / FPS, {}, (), ())) == []
 
 
+def test_a_spit_card_explained_late_leaves_the_player_s_next_packet_visit_to_their_next_card(
+        layout: MatLayout) -> None:
+    """Game 5261 with the model: B's 2S, explained 0.5 s after its pile settled, took the packet
+    visit B's hand was making by then for B's next spit card; that card went to A, and A's own
+    spit card was taken for a play (six false F_EARLY). A spit card comes from a visit before
+    its pile settled."""
+    table = Table(layout)
+    table.idle(2, hands=(hand(Player.B, "B.packet", "B.stock2"),), unsettled=("B.stock2",))
+    # it waits for B's slot 2, busy under B's hand: its QC may lie under the new top
+    assert table.frame_with({"pile2": "4C"}, hands=(hand(Player.B, "pile2", "B.stock2"),),
+                            unsettled=("B.stock2",)) == []
+    table.idle(3, hands=(hand(Player.B, "B.packet"),), unsettled=("B.stock2",))  # B's next card
+    events = table.frame_with({"B.stock2": "QC"}, busy_frames=0)
+    assert [(type(e), e.player) for e in events] == [(SpitTurn, Player.B)]
+    events = table.frame_with({"pile2": "5D"}, hands=(hand(Player.B, "pile2"),))
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(SpitTurn, Player.B, "5D")]
+
+
 def test_a_card_moved_to_an_empty_slot_and_a_spit_card(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})
