@@ -80,7 +80,10 @@ def hidden_tops(frames: Sequence[dict[str, Any]]) -> list[dict[str, tuple[dict[s
     rest that is no longer listed, in a frame where a hand covers the middle of where it lay,
     lies there still, until it is listed again or the hand has left; but not under a card
     that was not at rest in the zone then (put on top since: the top read as usual). Each as
-    (the card, the codes of the cards at rest in the zone when it was last listed)."""
+    (the card, the codes of the cards at rest in the zone while it was listed on top: a card
+    beneath it, hidden while the top was listed and showing a sliver once the top is hidden, is
+    no card put on it; game 5266: A's QC, under A's arm, was read as the back beneath it, a
+    play under the 7D and a take-back)."""
     out: list[dict[str, tuple[dict[str, Any], frozenset[str]]]] = []
     before: dict[str, tuple[dict[str, Any], frozenset[str]]] = {}  # zone -> (top, the zone's cards then)
     for frame in frames:
@@ -99,10 +102,13 @@ def hidden_tops(frames: Sequence[dict[str, Any]]) -> list[dict[str, tuple[dict[s
                             for h in hands):
                 hidden[zone] = (top, then)
         out.append(hidden)
-        before = dict(hidden)
+        last, before = before, dict(hidden)
         for zone, at_rest in resting.items():
             if zone not in hidden:
-                before[zone] = (at_rest[-1], frozenset(c["card"] for c in at_rest))
+                top, then = at_rest[-1], frozenset(c["card"] for c in at_rest)
+                if zone in last and last[zone][0]["card"] == top["card"]:
+                    then |= last[zone][1]  # the same top: the cards seen beneath it all along
+                before[zone] = (top, then)
     return out
 
 

@@ -69,3 +69,14 @@ def test_a_top_wholly_under_a_hand_is_still_the_top(tmp_path: Path) -> None:
     frames = [[beneath, kd, coming], [beneath, coming], [beneath, _card("9C", "B.stock2", False)]]
     reader = _reader(tmp_path, frames, hands={1: [arm], 2: [arm]})
     assert [reader.read(n, ["B.stock2"])[0][0] for n in range(3)] == ["KD", "KD", "9C"]
+
+
+def test_a_card_beneath_the_hidden_top_that_shows_again_is_not_put_on_it(tmp_path: Path) -> None:
+    """Game 5266: A's QC, listed alone on its slot, then wholly under A's arm while a sliver of
+    the back beneath it showed again, was read as that back (a play under the 7D, then a take-back)."""
+    beneath, qc = _card("JH", "A.stock4", False, face_up=False), _card("QC", "A.stock4", False)
+    arm = {"owner": "A", "outline": [[90.0, 0.0], [170.0, 0.0], [170.0, 200.0], [90.0, 200.0]]}
+    frames = [[beneath, qc], [qc], [beneath], [beneath]]
+    reader = _reader(tmp_path, frames, hands={2: [arm]})
+    # under the arm: the QC; the arm gone, the QC with it: the back
+    assert [reader.read(n, ["A.stock4"])[0][0] for n in range(4)] == ["QC", "QC", "QC", "back"]
