@@ -2073,7 +2073,8 @@ class Observer:
         the JH had left, was judged a move onto an occupied slot (a false F_BAD_MOVE)."""
         label = reading.label
         here = {c.card for c in self.state.piles.get(self._zone[change.zone].number or 0, [])}
-        if label in here or self._packet_visits(since, change.time) or change.difference < NEW_CARD_DIFFERENCE:
+        if label in here or self._packet_visits(since, change.time) \
+                or change.difference < NEW_CARD_DIFFERENCE:
             return reading  # (read as a card of this pile, its old top too: nothing from nowhere)
         if self._turned_unseen_as(label, change, since, self._touch(change)) is not None:
             # read so under the hand that turned it in a slot: turned there and played (game
