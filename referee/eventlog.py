@@ -255,7 +255,13 @@ def record_from_dict(obj: Any) -> Record:
             raise _FieldError(name, f"missing (a '{kind}' record needs it)")
     if values.get("start") is not None and values["start"] > values["t"]:
         raise _FieldError("start", f"start {values['start']} is after t {values['t']}")
-    return spec.cls(**values)  # type: ignore[no-any-return]
+    if kind == "correct" and (values.get("slot") is None) == (values.get("pile") is None):
+        raise _FieldError("slot", "a 'correct' record names a stock slot (slot) or a spit pile (pile), "
+                                  "not both nor neither")
+    try:
+        return spec.cls(**values)  # type: ignore[no-any-return]
+    except ValueError as exc:  # a check of the record's own (a correction names a slot or a pile)
+        raise _FieldError(None, f"a '{kind}' record: {exc}") from None
 
 
 def iter_lines(stream: IO[str], source: str) -> Iterator[tuple[int, Record | LogError]]:

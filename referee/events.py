@@ -18,7 +18,9 @@ Table events (what a camera can observe):
 ``slap``        a player slapped spit pile ``pile``
 ``take_pile``   a player took spit pile ``pile`` at the end of a round
 ``correct``     not an action: the referee's own correction of a card it read before: the
-                face-up top of ``player``'s stock ``slot`` is ``card``, not ``was``
+                face-up top of ``player``'s stock ``slot`` is ``card``, not ``was``; or
+                (``pile`` instead of ``slot``) ``player``'s spit card on top of spit pile
+                ``pile`` is ``card``, not ``was``
 ==============  =====================================================================
 
 Judgements: a ``verdict`` answers every table event (legal, fault or warning, with the
@@ -187,17 +189,24 @@ class GameStart:
 
 @dataclass(frozen=True, kw_only=True)
 class Correction(TableEvent):
-    """The referee corrects its own earlier reading of a stock slot (see the module doc).
+    """The referee corrects its own earlier reading of a stock slot or of a spit card on top
+    of a spit pile (see the module doc; exactly one of ``slot`` and ``pile``).
 
     The referee emits one in place of a turn the rules engine rejected because, from an
     earlier reading, it held another face-up card (``was``) in that slot, when the turn's card
-    was read more surely. It is no player's action: the rules never fault it, and scoring
-    does not count it as an event."""
+    was read more surely; or when a card played on a spit card read unsurely fits that
+    reading's runner-up and not the reading. It is no player's action: the rules never fault
+    it, and scoring does not count it as an event."""
 
     kind: ClassVar[str] = "correct"
-    slot: int
+    slot: int | None = None
+    pile: int | None = None
     card: Card
     was: Card
+
+    def __post_init__(self) -> None:
+        if (self.slot is None) == (self.pile is None):
+            raise ValueError("a correction names either a stock slot or a spit pile")
 
 
 #: Every table event class by its ``kind``.

@@ -22,6 +22,8 @@ RECORDS = [
     Call(t=20.0, call=CallKind.SLAP_WINNER, player=Player.B, pile=1, message="B first"),
     Correction(t=21.5, frame=645, player=Player.B, slot=2, card=Card.parse("KC"), was=Card.parse("QC"),
                evidence={"corrects": "turn"}),
+    Correction(t=22.0, frame=660, player=Player.A, pile=1, card=Card.parse("AS"), was=Card.parse("KS"),
+               evidence={"corrects": "doubtful spit card"}),
 ]
 
 
@@ -53,6 +55,9 @@ GOOD = '{"type":"slap","t":1.0,"player":"A","pile":1}'
     ('{"type":"slap","t":1.0,"player":"A","pile":1,"colour":"red"}', "colour", "not a field"),
     ('{"type":"correct","t":1.0,"player":"A","slot":2,"card":"KC","was":"1C"}', "was", "unknown card code"),
     ('{"type":"correct","t":1.0,"player":"A","slot":2,"card":"KC"}', "was", "missing"),
+    ('{"type":"correct","t":1.0,"player":"A","card":"KC","was":"QC"}', "slot", "not both nor neither"),
+    ('{"type":"correct","t":1.0,"player":"A","slot":2,"pile":1,"card":"KC","was":"QC"}', "slot",
+     "nor neither"),
     ('{"type":"dance","t":1.0}', "type", "unknown record type"),
     ('{"type":"slap","t":1.0,"start":2.0,"player":"A","pile":1}', "start", "after t"),
     ('{"type":"game_start","t":0,"rules":{"V9":true}}', "rules.V9", "unknown rule setting"),

@@ -39,6 +39,7 @@ from referee.events import (
     Outcome,
     Play,
     Record,
+    SpitTurn,
     TableEvent,
     TakeBack,
     Turn,
@@ -49,6 +50,7 @@ from referee.live.source import Frame
 from referee.players import Player
 from referee.rules import Game, InconsistentEvent, RuleSet
 from referee.rules.game import Judgement, Phase
+from referee.rules.table import Origin
 from referee.vision.calibration import Calibration
 from referee.vision.drift import DriftMonitor, DriftState, DriftStatus
 from referee.vision.mat import ZoneKind
@@ -467,6 +469,47 @@ class Referee:
         log.info("frame %s: %s", ev.frame, why)
         return replace(ev, card=alt, evidence={**(ev.evidence or {}), **swapped})
 
+    def _doubtful_spit_card(self, ev: TableEvent, result: StepResult) -> None:
+        """Before a play the engine would find off in rank on a spit card (the pile's top,
+        turned from a packet: its face was read only there) that was read less surely than
+        ``DOUBTFUL_RANK``, while its runner-up, read at least ``DOUBTFUL_RUNNER_UP_SHARE`` as
+        surely, would fit the play's card (and is nowhere the engine knows): the spit card is
+        corrected to the runner-up (a ``correct`` record naming the pile). Game 5263 with the
+        model: B's spit AS read KS at 0.71, AS at 0.45; B's 2H on it, then A's 3D and B's 3C,
+        were three false F_ILLEGAL_RANK."""
+        if not isinstance(ev, Play) or self.game.phase is not Phase.PLAYING or ev.pile not in self.game.piles:
+            return
+        pile = self.game.piles[ev.pile]
+        top = pile.cards[-1] if pile.cards else None
+        if top is None or top.origin is not Origin.PACKET or pile.top != top.card \
+                or self.game.fits(ev.card, top.card):
+            return
+        spit = next((r for r in reversed(self.records)
+                     if isinstance(r, SpitTurn) and r.pile == ev.pile and r.card == top.card), None)
+        second = (spit.evidence or {}).get("runner_up") if spit is not None else None
+        if spit is None or not isinstance(second, str) or _read_confidence(spit) >= DOUBTFUL_RANK \
+                or _runner_up_confidence(spit) < DOUBTFUL_RUNNER_UP_SHARE * _read_confidence(spit):
+            return
+        alt = Card.parse(second)
+        if not self.game.fits(ev.card, alt) or alt in self.game.known_cards():
+            return
+        why = (f"{ev.card} would not fit the spit card {top.card}, read at {_read_confidence(spit):.2f}; "
+               f"its runner-up {alt} fits")
+        evidence = {**(spit.evidence or {}), **_runner_up_stands(spit, doubt=why),
+                    "corrects": "doubtful spit card"}
+        fix = Correction(t=ev.t, frame=ev.frame, player=top.player, pile=ev.pile, card=alt, was=top.card,
+                         evidence=evidence)
+        try:
+            fixed = self.game.apply(fix)
+        except InconsistentEvent as exc:
+            log.info("frame %s: %s", ev.frame, exc)
+            return
+        log.info("frame %s: %s", ev.frame, why)
+        self._record(fix, fixed, result)
+        zone = evidence.get("zone")
+        if isinstance(zone, str):
+            self.observer.rename(zone, str(top.card), str(alt))
+
     def _apply(self, ev: TableEvent, result: StepResult) -> tuple[TableEvent, Judgement] | None:
         """The engine's judgement of ``ev`` (or of the event it became), or None when it rejects
         it. A turn it rejects because, from an earlier reading, it holds another face-up card in
@@ -474,6 +517,7 @@ class Referee:
         it (:func:`correction_for`): the later, surer look at the same slot wins. A card the engine
         holds face up elsewhere is a clash of two readings (:meth:`_resolve_clash`)."""
         ev = self._doubtful_rank(ev, result)
+        self._doubtful_spit_card(ev, result)
         try:
             return ev, self.game.apply(ev)
         except InconsistentEvent as exc:
@@ -608,7 +652,7 @@ class Referee:
         read: the reading of the last event that put it there (1 for events of a log)."""
         for record in reversed(self.records):
             if isinstance(record, Turn | Move | Correction | TakeBack) and record.player is player \
-                    and record.card == card:
+                    and record.card == card and not (isinstance(record, Correction) and record.slot is None):
                 return _read_confidence(record)
         return 1.0
 

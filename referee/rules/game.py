@@ -17,7 +17,7 @@ Pure: no I/O, no numpy, no OpenCV.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, TypeVar, cast
 
@@ -456,8 +456,10 @@ class Game:
         return fault, message if fault is None else f"{message}: {fault.description}"
 
     def _correct(self, ev: Correction, calls: list[Call], where: str) -> tuple[Fault | None, str]:
-        """The referee's correction of its own reading of a stock slot: never a fault, and not
-        a player's action (P6 does not see it)."""
+        """The referee's correction of its own reading of a stock slot or of a spit card on top
+        of a pile: never a fault, and not a player's action (P6 does not see it)."""
+        if ev.slot is None:
+            return self._correct_spit_card(ev, where)
         stock = self._stock(ev.player, ev.slot, where)
         if ev.slot == self.extra_slot:
             raise InconsistentEvent("a correction names a slot outside the stock slots", where)
@@ -472,6 +474,26 @@ class Game:
         del self._visible[ev.was]
         self._visible[ev.card] = f"{ev.player}.stock{ev.slot}"
         return None, f"{ev.player}'s slot {ev.slot} shows {ev.card}: it was read as {ev.was}"
+
+    def _correct_spit_card(self, ev: Correction, where: str) -> tuple[Fault | None, str]:
+        """A correction of the spit card on top of pile ``ev.pile``: the top must be ``ev.was``,
+        turned there from ``ev.player``'s packet (its face seen nowhere else), and ``ev.card``
+        no card known elsewhere."""
+        assert ev.pile is not None
+        pile = self._pile(ev.pile, where)
+        top = pile.cards[-1] if pile.cards else None
+        if top is None or top.card != ev.was or top.origin is not Origin.PACKET \
+                or top.player is not ev.player:
+            raise InconsistentEvent(f"pile {ev.pile}'s top is not {ev.player}'s spit card {ev.was}", where)
+        if ev.card in self._visible:
+            raise InconsistentEvent(f"{ev.card} is already face up at {self._visible[ev.card]}", where)
+        owner = self._hidden_known.get(ev.card)
+        if owner is not None and owner is not ev.player:
+            raise InconsistentEvent(f"{ev.card} is among {owner}'s face-down cards", where)
+        pile.cards[-1] = replace(top, card=ev.card)
+        del self._visible[ev.was]
+        self._reveal(ev.card, f"pile{ev.pile}")
+        return None, f"{ev.player}'s spit card on pile {ev.pile} is {ev.card}: it was read as {ev.was}"
 
     def _take_back(self, ev: TakeBack, calls: list[Call], where: str) -> tuple[Fault | None, str]:
         pile = self._pile(ev.pile, where)

@@ -309,7 +309,7 @@ def _apply(stacks: dict[str, list[str]], played_from: dict[str, str], ev: TableE
     elif isinstance(ev, TakePile):
         stacks[f"pile{ev.pile}"] = []
     elif isinstance(ev, Correction):
-        stack = stacks.setdefault(f"{p}.stock{ev.slot}", [])
+        stack = stacks.setdefault(f"{p}.stock{ev.slot}" if ev.slot is not None else f"pile{ev.pile}", [])
         stack[-1:] = [str(ev.card)]
 
 

@@ -275,6 +275,35 @@ def test_a_play_off_in_rank_read_surely_or_with_no_likely_fitting_runner_up_is_a
         assert [r.code for r in referee.records if isinstance(r, Verdict) and r.code] == ["F_ILLEGAL_RANK"]
 
 
+def on_a_spit_card_read_as(read_as: float, runner_up: str, runner_up_at: float) -> Referee:
+    """B's spit card on pile 2 read as KS (``read_as``, then ``runner_up`` at ``runner_up_at``),
+    and B's 2H, read surely in its slot and on the pile, played onto it."""
+    slot = Turn(t=1.0, player=Player.B, slot=1, card=Card.parse("2H"), evidence=read(0.95))
+    b_spit = spit(Player.B, 2, "KS", {**second(read_as, runner_up, runner_up_at), "zone": "pile2"})
+    play = Play(t=3.0, player=Player.B, slot=1, pile=2, card=Card.parse("2H"),
+                evidence={**read(0.95), "zone": "pile2"})
+    return judged(slot, spit(Player.A, 1, "5D"), b_spit, play)
+
+
+def test_a_play_off_in_rank_on_a_doubtful_spit_card_corrects_it_to_its_fitting_runner_up() -> None:
+    """Game 5263 with the model: B's spit AS read KS at 0.71, AS at 0.45; B's 2H on it, A's 3D
+    and B's 3C were three false F_ILLEGAL_RANK."""
+    referee = on_a_spit_card_read_as(0.71, "AS", 0.45)
+    [fix] = [r for r in referee.records if isinstance(r, Correction)]
+    assert (fix.player, fix.pile, fix.slot, str(fix.card), str(fix.was)) == (Player.B, 2, None, "AS", "KS")
+    assert fix.evidence["corrects"] == "doubtful spit card" and fix.t == 3.0
+    assert not any(isinstance(r, Verdict) and r.code for r in referee.records)
+    assert [str(c.card) for c in referee.game.piles[2].cards] == ["AS", "2H"]
+    assert referee.game.defects() == []
+
+
+def test_a_play_off_in_rank_on_a_spit_card_read_surely_or_with_no_fitting_runner_up_is_a_fault() -> None:
+    for read_as, runner_up, runner_up_at in ((0.95, "AS", 0.5), (0.71, "9S", 0.45), (0.71, "AS", 0.2)):
+        referee = on_a_spit_card_read_as(read_as, runner_up, runner_up_at)
+        assert not any(isinstance(r, Correction) for r in referee.records), runner_up
+        assert [r.code for r in referee.records if isinstance(r, Verdict) and r.code] == ["F_ILLEGAL_RANK"]
+
+
 def test_a_play_the_engine_rejects_corrects_nothing() -> None:
     # the slot's JC misread as KS, read surely on the pile: the pile's reading may be the wrong
     # one, and a play judged on a wrong card is a false fault, so the play stays refused
