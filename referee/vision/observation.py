@@ -884,10 +884,12 @@ class Observer:
 
     def _turn_before(self, turn: Turn, spits: list[SpitTurn]) -> Turn:
         since_t = (turn.evidence or {}).get("since_t")
-        first = min((s for s in spits if s.t < turn.t), key=lambda s: s.t, default=None)
+        first = min(spits, key=lambda s: s.t, default=None)
         if first is None or not isinstance(since_t, float) or since_t >= first.t:
             return turn
-        t = min(first.t - 0.01, since_t + TURN_AFTER_ARRIVAL_S)
+        # (also a turn already put before the spit card: at most TURN_AFTER_ARRIVAL_S after the
+        # hand came, as the held-spit rule has it, which the bound of ``_touch`` may leave later)
+        t = min(turn.t, first.t - 0.01, since_t + TURN_AFTER_ARRIVAL_S)
         return replace(turn, t=t, evidence={**(turn.evidence or {}), "settle_t": round(turn.t, 4),
                                             "before_spit": True})
 
@@ -1313,9 +1315,10 @@ class Observer:
     def _touch(self, change: ZoneChange, kind: str = "play", busy_since: float | None = None) -> float:
         """When the card touched (a take-back: left the pile): before the zone's picture stopped
         moving (the card slid, the hand let go), by the lag measured for that kind of event; a
-        turn whose slot settled under the (still) hand: just before it settled, and for a card
-        turned from its back (``busy_since``: when its slot went busy) at most
-        ``TURN_AFTER_BUSY_MAX_S`` after its slot went busy."""
+        turn whose slot settled under the (still) hand: just before it settled; and a card
+        turned from its back (``busy_since``: when its slot went busy), under the hand or not,
+        at most ``TURN_AFTER_BUSY_MAX_S`` after its slot went busy (since stop 52 also not
+        under the hand)."""
         if kind == "turn" and change.hand_over:
             t = change.time - TURN_UNDER_HAND_LAG_S
             if busy_since is not None:
@@ -1323,7 +1326,12 @@ class Observer:
             return max(0.0, t)
         lag = self.touch_lag_s.get(kind, self.touch_lag_s.get("play", 0.12))
         quiet = change.quiet_time if change.quiet_frame >= 0 else change.time - 3 / 30
-        return max(0.0, quiet - lag)
+        t = quiet - lag
+        if kind == "turn" and busy_since is not None:
+            # a hand that lingers over the slot, moving, after it turned the card (games 5289
+            # and 5290 with perfect recognition: 0.27 s late, the slot busy 0.6-0.8 s)
+            t = min(t, busy_since + TURN_AFTER_BUSY_MAX_S)
+        return max(0.0, t)
 
     def _evidence(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                   **extra: object) -> dict[str, object]:

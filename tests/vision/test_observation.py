@@ -23,6 +23,7 @@ from referee.vision.observation import (
     SLAP_LEAD_S,
     SPIT_WAIT_S,
     TAKE_BACK_GRAB_S,
+    TOUCH_LAG_S,
     TURN_AFTER_ARRIVAL_S,
     TURN_AFTER_BUSY_MAX_S,
     TURN_LOOK_S,
@@ -1685,6 +1686,26 @@ def test_a_turn_under_a_hand_that_stays_long_is_timed_from_when_its_slot_went_bu
     assert events[0].evidence["since_t"] == round(went_busy, 4)
     assert abs(events[0].t - (went_busy + TURN_AFTER_BUSY_MAX_S)) < 1e-9
     assert events[0].t < table.frame / FPS - TURN_UNDER_HAND_LAG_S - 0.4
+
+
+def test_a_turn_whose_slot_settles_long_after_the_hand_came_is_timed_from_when_it_went_busy(
+        layout: MatLayout) -> None:
+    """Games 5289 and 5290 with perfect recognition: the hand that turned the card lingered over
+    the slot, moving, and left; the slot settled 0.6-0.8 s after it went busy, not under the
+    hand, and the turn, timed from when its picture stopped moving, was 0.27 s late. As under
+    the hand, the card landed at most ``TURN_AFTER_BUSY_MAX_S`` after; a slot busy briefly is
+    timed from its quiet time, as before."""
+    for busy_frames in (25, 6):
+        table = Table(layout)
+        table.idle(30)
+        events = table.frame_with({"A.stock3": "6C"}, hands=(hand(Player.A, "A.stock3"),),
+                                  busy_frames=busy_frames)
+        went_busy, quiet = (table.frame - busy_frames) / FPS, (table.frame - 3) / FPS
+        assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+        assert events[0].evidence.get("under_hand") is None
+        expected = min(went_busy + TURN_AFTER_BUSY_MAX_S, quiet - TOUCH_LAG_S["turn"])
+        assert abs(events[0].t - expected) < 1e-9, busy_frames
+        assert (expected == quiet - TOUCH_LAG_S["turn"]) is (busy_frames == 6)
 
 
 def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_change(
