@@ -464,16 +464,20 @@ class Game:
         if ev.slot == self.extra_slot:
             raise InconsistentEvent("a correction names a slot outside the stock slots", where)
         self._check_top(ev.player, ev.slot, stock, ev.was, where)
+        self._check_corrected_card(ev, where)
+        stock.up[-1] = ev.card
+        del self._visible[ev.was]
+        self._reveal(ev.card, f"{ev.player}.stock{ev.slot}")
+        return None, f"{ev.player}'s slot {ev.slot} shows {ev.card}: it was read as {ev.was}"
+
+    def _check_corrected_card(self, ev: Correction, where: str) -> None:
+        """A correction's new card must be nowhere the engine knows: not face up, and not
+        among the other player's face-down cards."""
         if ev.card in self._visible:
             raise InconsistentEvent(f"{ev.card} is already face up at {self._visible[ev.card]}", where)
         owner = self._hidden_known.get(ev.card)
         if owner is not None and owner is not ev.player:
             raise InconsistentEvent(f"{ev.card} is among {owner}'s face-down cards", where)
-        self._hidden_known.pop(ev.card, None)
-        stock.up[-1] = ev.card
-        del self._visible[ev.was]
-        self._visible[ev.card] = f"{ev.player}.stock{ev.slot}"
-        return None, f"{ev.player}'s slot {ev.slot} shows {ev.card}: it was read as {ev.was}"
 
     def _correct_spit_card(self, ev: Correction, where: str) -> tuple[Fault | None, str]:
         """A correction of the spit card on top of pile ``ev.pile``: the top must be ``ev.was``,
@@ -485,11 +489,7 @@ class Game:
         if top is None or top.card != ev.was or top.origin is not Origin.PACKET \
                 or top.player is not ev.player:
             raise InconsistentEvent(f"pile {ev.pile}'s top is not {ev.player}'s spit card {ev.was}", where)
-        if ev.card in self._visible:
-            raise InconsistentEvent(f"{ev.card} is already face up at {self._visible[ev.card]}", where)
-        owner = self._hidden_known.get(ev.card)
-        if owner is not None and owner is not ev.player:
-            raise InconsistentEvent(f"{ev.card} is among {owner}'s face-down cards", where)
+        self._check_corrected_card(ev, where)
         pile.cards[-1] = replace(top, card=ev.card)
         del self._visible[ev.was]
         self._reveal(ev.card, f"pile{ev.pile}")
