@@ -135,6 +135,9 @@ GRAB_TOGETHER_FRAMES = 3
 KEPT_CARD_CHANGE = 0.05
 #: How long hand positions are remembered (to tell which hand took a card).
 HAND_MEMORY_S = 3.0
+#: The part of two joined arms (split by which edge each cell is nearer) whose tip stops at most
+#: this far short of a spit pile may lie on it: the split line runs where the hands meet
+JOINED_TIP_MM = 15.0
 #: How long the times a hand was at its packet are remembered: a spit card's pile change may be
 #: explained seconds after it settled (waiting for other zones), with ``SPIT_REACH_S`` before it
 PACKET_MEMORY_S = 10.0
@@ -2290,7 +2293,7 @@ class Observer:
             self._hand_history.append((tracked.time, hand.player, hand.zones, hand.touches))
             at_tip = self._piles_at_tip(hand)
             self._tips_on_piles.extend((tracked.time, hand.player, zone) for zone in at_tip)
-            for zone in dict.fromkeys(hand.zones + hand.touches + self._joined_tip_piles(hand, at_tip)):
+            for zone in dict.fromkeys(hand.zones + hand.touches + self._joined_tip_piles(hand)):
                 self._hands_over.setdefault(zone, {})[hand.player] = tracked.time
                 if zone == self._packet_zone.get(hand.player):
                     self._at_packet(hand.player, tracked.time)
@@ -2339,14 +2342,18 @@ class Observer:
         return tuple(z for z, outline in self._pile_outline.items()
                      if cv2.pointPolygonTest(outline, hand.tip_mm, False) >= 0)
 
-    @staticmethod
-    def _joined_tip_piles(hand: HandBlob, at_tip: tuple[str, ...]) -> tuple[str, ...]:
-        """The spit pile under the tip (``at_tip``) of a hand split from another's (two arms
-        joined over a pile), whose centre it does not cover: the split gives the pile's centre
-        to one of them, but the other's tip may lie on it too (race-eval seed 6228: A's 10C
-        landed under B's 8C while A's part of the joined arms reached pile 1 without its centre;
-        the 10C was not looked for underneath)."""
-        return tuple(z for z in at_tip if z not in hand.zones) if hand.merged else ()
+    def _joined_tip_piles(self, hand: HandBlob) -> tuple[str, ...]:
+        """The spit piles at the tip of a hand split from another's (two arms joined over a
+        pile), whose centre it does not cover: on the pile's outline or within
+        ``JOINED_TIP_MM`` of it. The split gives the pile's centre to one of them, but the
+        other's hand may lie on it too, under the cells given to the first (race-eval seed 6228:
+        A's 10C landed under B's 8C while A's part of the joined arms reached pile 1 without its
+        centre; race-eval seed 6554: A's part stopped 14 mm short of pile 2, where A's 10H
+        touched 22 ms before B's 8H came on it; each card underneath was not looked for)."""
+        if not hand.merged:
+            return ()
+        return tuple(z for z, outline in self._pile_outline.items() if z not in hand.zones
+                     and cv2.pointPolygonTest(outline, hand.tip_mm, True) >= -JOINED_TIP_MM)
 
     def _hand_player(self, zone: str, since: float, until: float) -> Player | None:
         """The player whose hand was over ``zone`` last between ``since`` and ``until``."""

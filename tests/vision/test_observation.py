@@ -810,17 +810,22 @@ def test_the_card_underneath_after_a_race_touched_first(layout: MatLayout) -> No
 def test_a_card_underneath_from_a_hand_whose_tip_reached_the_pile_in_joined_arms(layout: MatLayout) -> None:
     """Race-eval seed 6228: A's and B's arms joined over pile 1, and the tracker's split gave the
     pile's centre to B; A's part reached it only with its tip. A's 10C, under B's 8C, was not
-    looked for underneath (taken for a play onto the 8C when B took it back)."""
+    looked for underneath (taken for a play onto the 8C when B took it back). Race-eval seed
+    6554: A's part stopped 14 mm short of pile 2, where A's 10H lay under B's 8H."""
     pile = layout.zone("pile1").center
+    left = float(layout.zone("pile1").polygon()[:, 0].min())
     joined = (replace(hand(Player.A), tip_mm=pile, merged=True),
               replace(hand(Player.B, "pile1"), merged=True))
-    table = Table(layout)
-    table.frame_with({"A.stock1": "empty", "B.stock2": "back"})
-    table.frame_with(hands=joined, unsettled=("pile1",))
-    events = table.frame_with({"pile1": "QC"}, hands=(hand(Player.B, "pile1"),), before=joined)
-    assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC")]
+    for tip in (pile, (left - 14.0, pile[1])):
+        table = Table(layout)
+        table.frame_with({"A.stock1": "empty", "B.stock2": "back"})
+        arms = (replace(joined[0], tip_mm=tip), joined[1])
+        table.frame_with(hands=arms, unsettled=("pile1",))
+        events = table.frame_with({"pile1": "QC"}, hands=(hand(Player.B, "pile1"),), before=arms)
+        assert [(e.player, str(e.card)) for e in events] == [(Player.A, "4D"), (Player.B, "QC")], tip
     # not a tip off the pile, nor one of a hand not joined to another
-    for a_hand in (replace(joined[0], tip_mm=(pile[0], pile[1] + 80)), replace(joined[0], merged=False)):
+    for a_hand in (replace(joined[0], tip_mm=(pile[0], pile[1] + 80)),
+                   replace(joined[0], tip_mm=(left - 30.0, pile[1])), replace(joined[0], merged=False)):
         table = Table(layout)
         table.frame_with({"A.stock1": "empty", "B.stock2": "back"})
         arms = (a_hand, joined[1])
