@@ -1324,15 +1324,13 @@ class Observer:
         under the hand)."""
         if kind == "turn" and change.hand_over:
             t = change.time - TURN_UNDER_HAND_LAG_S
-            if busy_since is not None:
-                t = min(t, busy_since + TURN_AFTER_BUSY_MAX_S)
-            return max(0.0, t)
-        lag = self.touch_lag_s.get(kind, self.touch_lag_s.get("play", 0.12))
-        quiet = change.quiet_time if change.quiet_frame >= 0 else change.time - 3 / 30
-        t = quiet - lag
+        else:
+            lag = self.touch_lag_s.get(kind, self.touch_lag_s.get("play", 0.12))
+            t = (change.quiet_time if change.quiet_frame >= 0 else change.time - 3 / 30) - lag
         if kind == "turn" and busy_since is not None:
-            # a hand that lingers over the slot, moving, after it turned the card (games 5289
-            # and 5290 with perfect recognition: 0.27 s late, the slot busy 0.6-0.8 s)
+            # a hand that stays over the slot, moving, after it turned the card, under it or
+            # lingering (games 5289 and 5290 with perfect recognition: 0.27 s late, the slot
+            # busy 0.6-0.8 s)
             t = min(t, busy_since + TURN_AFTER_BUSY_MAX_S)
         return max(0.0, t)
 
