@@ -555,13 +555,20 @@ class Referee:
         """A play the engine refused because the slot it came from holds, for the engine, the
         card's twin (the same rank and colour: a suit misread within a colour, on the pile or
         in the slot): the play of the card the slot holds, which the rules judge alike; the
-        observer renames the pile's card. None for any other event or refusal. Game 5024 at
-        1280x720 with the model: A's AS, read AS in slot 4 and AC on pile 1, refused, and the
-        turn in that slot after it lost."""
+        observer renames the pile's card. Game 5024 at 1280x720 with the model: A's AS, read AS
+        in slot 4 and AC on pile 1, refused, and the turn in that slot after it lost. So too
+        when the card read on the pile already lies on a spit pile: it cannot come from a slot,
+        and the pile's reading is the wrong one (game 5314 with the model: B's QC, read QC in
+        slot 2 and JC on pile 1, where the JC lay beneath the top; the play refused, the turn
+        and play in that slot after it were lost and three false F_ILLEGAL_RANK followed).
+        None for any other event or refusal."""
         if not isinstance(ev, Play) or not 1 <= ev.slot <= self.game.rules.slots:
             return None
         held = self.game.sides[ev.player].stock[ev.slot - 1].top
-        if held is None or held == ev.card or held.rank != ev.card.rank or held.colour != ev.card.colour:
+        if held is None or held == ev.card:
+            return None
+        twin = held.rank == ev.card.rank and held.colour == ev.card.colour
+        if not twin and not self.game.known_cards().get(ev.card, "").startswith("pile"):
             return None
         zone = (ev.evidence or {}).get("zone")
         if isinstance(zone, str):

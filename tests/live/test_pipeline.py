@@ -352,6 +352,20 @@ def test_a_play_whose_slot_holds_its_twin_is_the_play_of_the_slot_s_card() -> No
     assert len(referee.rejected) == 1 and str(referee.game.piles[1].top) == "QD"
 
 
+def test_a_play_read_as_a_card_already_on_a_pile_is_the_play_of_the_slot_s_card() -> None:
+    # game 5314 with the model: B's QC, read QC in its slot and JC on pile 1, where the JC lay
+    play = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("QD"),
+                evidence={**read(0.77), "zone": "pile1"})  # A's spit card QD lies on pile 1
+    referee = spat(play)
+    [judged_play] = [r for r in referee.records if isinstance(r, Play)]
+    assert str(judged_play.card) == "KS" and judged_play.evidence["read_on_pile"] == "QD"
+    assert not referee.rejected and [str(e.card) for e in referee.game.piles[1].cards] == ["QD", "KS"]
+    # a card face up in another slot may be the one played, from a slot misattributed: refused
+    referee = spat(turn(1.5, 2, "9C", 0.9), Play(t=3.0, player=Player.A, slot=1, pile=1,
+                                                 card=Card.parse("9C"), evidence=read(0.9)))
+    assert len(referee.rejected) == 1 and str(referee.game.piles[1].top) == "QD"
+
+
 class _FirstReadUnsure(TruthZoneReader):
     """The truth, except that the first frame's card in ``zone`` is not read at all."""
 
