@@ -201,6 +201,9 @@ class TrackerSettings:
     margin_mm: float = 40.0  # table round the mat that is watched for arms
     cell_mm: float = 3.0  # hand mask and background resolution
     settle_frames: int = 2  # still for this many frames = settled
+    #: ... or this many when no hand lies over any of the zone's cells: the frame after the hand
+    #: left shows what it left, and a second still frame only delayed every verdict by a frame
+    settle_frames_clear: int = 1
     still_level: float = 4.0  # mean abs frame-to-frame change (grey) under which a zone is still
     change_level: float = 10.0  # mean abs difference between settled views that is a change
     #: the same on a spit pile: a card on a card differs less than a card on the mat (a court
@@ -495,7 +498,8 @@ class ZoneTracker:
                     st.since_frame = idx
                 else:
                     st.reference = 0.9 * st.reference + 0.1 * small  # follow slow light changes
-            elif st.still >= self.s.settle_frames:
+            elif st.still >= (self.s.settle_frames_clear if not hand_mask[self._zone_cells[zid]].any()
+                              else self.s.settle_frames):
                 st.settled = True
                 if diff_ref > self._change_level[zid] or occupied != st.occupied:
                     changes.append(ZoneChange(zid, idx, float(time), occupied, st.occupied,
