@@ -201,9 +201,12 @@ class TrackerSettings:
     margin_mm: float = 40.0  # table round the mat that is watched for arms
     cell_mm: float = 3.0  # hand mask and background resolution
     settle_frames: int = 2  # still for this many frames = settled
-    #: ... or this many when no hand lies over any of the zone's cells: the frame after the hand
-    #: left shows what it left, and a second still frame only delayed every verdict by a frame
+    #: ... or this many on a spit pile when no hand lies over any of its cells: the frame after
+    #: the hand left shows what it left, and a second still frame only delayed every verdict by
+    #: a frame. Not a stock slot: settling there between two visits of a hand split busy spells
+    #: that tell which cards one hand took together (game 5232: a race's first card lost)
     settle_frames_clear: int = 1
+    settle_clear_kinds: tuple[str, ...] = ("pile",)
     still_level: float = 4.0  # mean abs frame-to-frame change (grey) under which a zone is still
     change_level: float = 10.0  # mean abs difference between settled views that is a change
     #: the same on a spit pile: a card on a card differs less than a card on the mat (a court
@@ -325,6 +328,8 @@ class ZoneTracker:
                            if z.kind in (ZoneKind.PILE, ZoneKind.STOCK)}
         self._settle_under_hand = {z.id for z in calibration.layout.zones
                                    if z.kind.value in self.s.settle_under_hand}
+        self._settle_clear = {z.id for z in calibration.layout.zones
+                              if z.kind.value in self.s.settle_clear_kinds}
         self._slices: dict[str, tuple[slice, slice]] = {}
         self._centre_px: dict[str, tuple[int, int]] = {}
         self._zone_cells: dict[str, tuple[slice, slice]] = {}
@@ -498,8 +503,8 @@ class ZoneTracker:
                     st.since_frame = idx
                 else:
                     st.reference = 0.9 * st.reference + 0.1 * small  # follow slow light changes
-            elif st.still >= (self.s.settle_frames_clear if not hand_mask[self._zone_cells[zid]].any()
-                              else self.s.settle_frames):
+            elif st.still >= (self.s.settle_frames_clear if zid in self._settle_clear
+                              and not hand_mask[self._zone_cells[zid]].any() else self.s.settle_frames):
                 st.settled = True
                 if diff_ref > self._change_level[zid] or occupied != st.occupied:
                     changes.append(ZoneChange(zid, idx, float(time), occupied, st.occupied,

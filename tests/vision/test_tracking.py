@@ -225,15 +225,17 @@ def test_change_record_names_zone_and_frame() -> None:
         assert s.per_frame[c.frame].zones[c.zone].settled
 
 
-@pytest.mark.parametrize("name", ["exchange", "illegal-rank"])
-def test_a_zone_clear_of_hands_settles_the_frame_after_it_stops_moving(name: str) -> None:
+@pytest.mark.parametrize("name", ["exchange", "illegal-rank", "race-1f"])
+def test_a_pile_clear_of_hands_settles_the_frame_after_it_stops_moving(name: str) -> None:
     """A frame still after the hand left shows what it left: the verdict does not wait a second
-    one (fault latency). Under a hand, or with one on part of the zone, two still frames."""
+    one (fault latency). Under a hand, or with one on part of the pile, two still frames; a stock
+    slot always two (what one hand took together is told by its slots' busy spells)."""
     changes = [c for r in scored(name).per_frame for c in r.changes]
-    still_frames = [(c.frame - c.quiet_frame, c.hand_over) for c in changes]
-    assert {n for n, _ in still_frames} <= {1, 2}
-    assert all(n == 2 for n, under_hand in still_frames if under_hand)
-    assert sum(n == 1 for n, _ in still_frames) >= 4
+    piles = [(c.frame - c.quiet_frame, c.hand_over) for c in changes if c.zone.startswith("pile")]
+    assert {n for n, _ in piles} <= {1, 2}
+    assert all(n == 2 for n, under_hand in piles if under_hand)
+    assert any(n == 1 for n, _ in piles)
+    assert all(c.frame - c.quiet_frame == 2 for c in changes if not c.zone.startswith("pile"))
 
 
 def test_a_busy_zone_says_when_its_spell_began() -> None:
@@ -476,17 +478,14 @@ def _busy_slot_views(name: str) -> tuple[list[float], list[float]]:
     return kept, gone
 
 
-@pytest.mark.parametrize(("name", "least_gone"), [("exchange", 3), ("illegal-rank", 0), ("take-back", 0),
-                                                  ("slap-same", 1)])
-def test_a_busy_slot_shows_whether_its_card_is_still_there(name: str, least_gone: int) -> None:
-    # (a slot clear of hands settles a frame after the hand leaves: busy frames with the card
-    # gone are few, and in some fixtures none)
+@pytest.mark.parametrize("name", ["exchange", "illegal-rank", "take-back"])
+def test_a_busy_slot_shows_whether_its_card_is_still_there(name: str) -> None:
     from referee.vision.observation import KEPT_CARD_CHANGE
 
     kept, gone = _busy_slot_views(name)
-    assert len(kept) >= 20 and len(gone) >= least_gone
+    assert len(kept) >= 20 and gone
     assert np.mean(np.array(kept) < KEPT_CARD_CHANGE) >= 0.6  # an arm over a slot whose card stays
-    assert min(gone, default=1.0) >= KEPT_CARD_CHANGE  # a card that has left is never taken as there
+    assert min(gone) >= KEPT_CARD_CHANGE  # a card that has left is never taken as there
 
 
 @pytest.mark.parametrize("name", ["illegal-rank", "take-back", "race-2f", "slap-same"])
