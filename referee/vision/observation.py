@@ -197,6 +197,16 @@ EARLY_SLAP_SLOTS_S = 0.5
 #: A zone that settled showing a face-up card recognition could not read surely is read again
 #: every this many frames (another frame: other noise, the hand further away) ...
 REREAD_EVERY = 3
+#: A stock slot read "empty" (recognition found no card) while the tracker sees its printed
+#: number hidden is not believed, its hand unseen, for at most this long (read again every
+#: ``REREAD_EVERY`` frames): a pale hand over a white card can pass into the tracker's
+#: background, and it hides the card from recognition (game 5309 with the model: A's JS under
+#: A's hand, read "empty" as the tracker lost the hand, was taken for the card A played with
+#: the 7S: four false faults; game 5240, B's back under B's hand). In games 5240, 5300-5309 and
+#: 5260-5264 with the model (stop 53), of the slots read "empty" 73 showed their number
+#: (occupancy 0.04-0.14, against 0.25 for hidden) and 104 did not, all but these two with a hand
+#: seen on them; both of the two held a card
+EMPTY_UNSEEN_MAX_S = 1.0
 #: ... for at most this long; meanwhile later events wait behind it (they may depend on it).
 #: Then the card read most often is taken if it was read at least half of the times (in the
 #: evaluation games a spit card read at 0.4-0.45 every time had the right rank: missing it
@@ -423,6 +433,10 @@ class Observer:
         self._slot_zones = set(self._slot_zone.values())
         #: slots read "empty" under a hand the tracker saw only in its box (``_hidden_by_hand``)
         self._box_hidden: set[str] = set()
+        #: stock slots read "empty" with their printed number hidden: since when, and the
+        #: frame of the last such look (``_covered_unseen``)
+        self._unseen_since: dict[str, float] = {}
+        self._unseen_looked: dict[str, int] = {}
         #: per pile zone, a take-back read not surely enough (its top kept): the change and the
         #: reading of the card beneath (``_take_back_seen_in_slot``); gone at the pile's next change
         self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int]]] = {}
@@ -650,7 +664,8 @@ class Observer:
         again = [zone for zone, unread in [*self._unread.items(), *self._turn_looks.items()]
                  if tracked.frame - unread.last_frame >= REREAD_EVERY
                  and (obs := tracked.zones.get(zone)) is not None and obs.settled]
-        return again + [zone for zone in self._clear_of_hands(tracked) if zone not in again]
+        return again + [zone for zone in self._clear_of_hands(tracked) if zone not in again
+                        and tracked.frame - self._unseen_looked.get(zone, -REREAD_EVERY) >= REREAD_EVERY]
 
     def believed_tops(self) -> dict[str, str]:
         """What is believed to lie on each zone, but for a zone that settled under a hand
@@ -719,7 +734,10 @@ class Observer:
         (``_box_hidden``); any other, as before, when no hand touches it: an arm reaching from
         the player's edge to a pile lies in the box of the slots it passes (slap-eval seed 6080
         with perfect recognition: A's slot, empty under A's slapping arm, was not read again
-        until the arm had gone, and a spit and a false F_TAKE_BACK followed)."""
+        until the arm had gone, and a spit and a false F_TAKE_BACK followed). A slot read so with
+        no hand seen at all is taken for covered too, by a hand the tracker lost (a pale hand over
+        a white card passes into its background), for ``EMPTY_UNSEEN_MAX_S`` at most
+        (:meth:`_covered_unseen`)."""
         self._box_hidden.discard(change.zone)
         obs = tracked.zones.get(change.zone)
         if (reading.label != "empty" or change.hand_over or change.zone not in self._slot_zones
@@ -730,7 +748,10 @@ class Observer:
         if self._hand_box_on(change.zone, tracked):
             self._box_hidden.add(change.zone)
             return replace(change, hand_over=True)
-        return change
+        # no hand seen, yet no card and no printed number either: a hand the tracker lost
+        # (``_covered_unseen``)
+        self._unseen_since.pop(change.zone, None)
+        return replace(change, hand_over=True)
 
     def _second_looks(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading],
                       changed: Collection[str]) -> list[TableEvent]:
@@ -783,8 +804,9 @@ class Observer:
         events: list[TableEvent] = []
         for zone in self._clear_of_hands(tracked):
             reading = readings.get(zone)
-            if zone in changed or reading is None:
+            if zone in changed or reading is None or self._covered_unseen(zone, reading, tracked):
                 continue
+            self._unseen_since.pop(zone, None)
             change, since, _ = self._under_hand.pop(zone)
             change = replace(change, hand_over=False)
             if reading.label == "card":  # face up, not read surely: the ordinary second looks
@@ -794,6 +816,18 @@ class Observer:
                 change, since = self._guessed_before(covered, reading, change, since)
                 events += self._explain_or_wait(change, reading, since, tracked)
         return events
+
+    def _covered_unseen(self, zone: str, reading: ZoneReading, tracked: TrackedFrame) -> bool:
+        """Whether a stock slot read "empty" while the tracker sees its printed number hidden
+        (``occupied``) is still taken for covered by a hand the tracker does not see: for
+        ``EMPTY_UNSEEN_MAX_S`` from the first such look."""
+        obs = tracked.zones.get(zone)
+        if reading.label != "empty" or zone not in self._slot_zones or obs is None or not obs.occupied:
+            return False
+        if tracked.time - self._unseen_since.setdefault(zone, tracked.time) >= EMPTY_UNSEEN_MAX_S:
+            return False
+        self._unseen_looked[zone] = tracked.frame
+        return True
 
     def _new_on_pile(self, zone: str, label: str) -> bool:
         """Whether ``zone`` is a spit pile and ``label`` a card not already in it. Read surely

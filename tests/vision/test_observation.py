@@ -14,11 +14,13 @@ from referee.vision.observation import (
     EARLY_SLAP_SLOTS_S,
     EARLY_SLAP_STILL_S,
     EARLY_SLAP_WAIT_S,
+    EMPTY_UNSEEN_MAX_S,
     GRAB_TOGETHER_FRAMES,
     LEFT_LAG_S,
     MIN_CARRY_S,
     PAIR_WINDOW_S,
     PLAY_CARRY_S,
+    REREAD_EVERY,
     SECOND_HAND_MM2,
     SLAP_LEAD_S,
     SPIT_WAIT_S,
@@ -60,6 +62,7 @@ class Table:
                    taken_before: frozenset[str] = frozenset(),
                    runner_up: tuple[str, float] | None = None,
                    guess: str | None = None, showing_number: tuple[str, ...] = (),
+                   number_hidden: tuple[str, ...] = (),
                    confidences: dict[str, float] | None = None, difference: float = 20.0,
                    faint: bool = False) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
@@ -72,11 +75,14 @@ class Table:
         leave their slots before the top's card) and those the follows place ``elsewhere``;
         ``runner_up``: the identity each reading put second;
         ``guess``: for a card not read surely (``card``), the identity it was read as;
-        ``showing_number``: zones whose printed number shows when they settle (not occupied);
+        ``showing_number``: zones whose printed number shows when they settle (not occupied),
+        as does each zone read "empty" unless in ``number_hidden`` (a hand over it);
         ``confidences``: a reading's confidence where it is not ``confidence``; ``difference``:
         each change's mean grey difference between its settled views; ``faint``: the changes
         are faint (``ZoneChange.faint``)."""
         changes = changes or {}
+        showing_number = (*showing_number, *(z for z, label in changes.items()
+                                             if label == "empty" and z not in number_hidden))
         for _ in range(busy_frames if changes else 0):  # a hand over the zones first
             self.frame += 1
             t = self.frame / FPS
@@ -680,7 +686,8 @@ def test_a_slot_emptied_under_a_hand_is_read_again_once_the_hand_has_gone(layout
     over = (hand(Player.B, "B.stock1"),)
     # B's slot 1 settles empty with B's hand over it: "empty" may be the hand, not believed yet
     assert table.frame_with({"B.stock1": "empty"}, hands=over, hand_over=True) == []
-    still = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    # (its number shows: the card has gone)
+    still = {z: ZoneObservation(z, z != "B.stock1", False, True, 1.0, 0.0) for z in table.zones}
     table.frame += 1
     assert "B.stock1" not in table.obs.rereads(TrackedFrame(table.frame, table.frame / FPS, still, (), over))
     # the card lies outside the zones on B's half (a sixth pile); then the hand is gone
@@ -1847,7 +1854,8 @@ def test_a_slot_read_empty_with_its_number_hidden_by_a_hand_beside_its_centre_is
     beside = (touching(Player.B, "B.stock3"),)
     table = Table(layout)
     assert table.frame_with({"B.stock2": "back"}, hands=beside) == []  # QC left slot 2
-    assert table.frame_with({"B.stock3": "empty"}, hands=beside) == []  # 3S hidden by the hand
+    # 3S hidden by the hand
+    assert table.frame_with({"B.stock3": "empty"}, hands=beside, number_hidden=("B.stock3",)) == []
     on_pile = (hand(Player.B, "pile1"), *beside)
     events = table.frame_with({"pile1": "QC"}, hands=on_pile)
     for _ in range(round(UNDER_WAIT_S * FPS) + 2):  # it may wait for the slot the hand lies on
@@ -1866,6 +1874,39 @@ def test_a_slot_read_empty_with_its_number_hidden_by_a_hand_beside_its_centre_is
     assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 3, "3S"), (Play, 2, "QC")]
 
 
+def test_a_slot_read_empty_with_its_number_hidden_and_no_hand_seen_waits_for_a_while(
+        layout: MatLayout) -> None:
+    """Game 5309 with the model: A's pale hand over A's JS passed into the tracker's background;
+    the slot, read "empty" (no card found) with its printed number hidden, was taken for the JS
+    gone, the card A played with the 7S: four false faults followed."""
+    table = Table(layout)
+    assert table.frame_with({"B.stock1": "empty"}, number_hidden=("B.stock1",)) == []  # no hand seen
+    assert table.obs.state.tops["B.stock1"] == "10C"  # not believed gone
+    hidden = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    looks, believed_at = [], None
+    while believed_at is None and table.frame < 3 * FPS:
+        table.frame += 1
+        t = table.frame / FPS
+        tracked = TrackedFrame(table.frame, t, hidden, (), ())
+        if "B.stock1" in table.obs.rereads(tracked):
+            looks.append(t)
+            empty = ZoneReading("B.stock1", "empty", 0.75, table.frame, t)
+            assert table.obs.update(tracked, {"B.stock1": empty}) == []
+            if table.obs.state.tops["B.stock1"] == "empty":
+                believed_at = t
+        else:
+            assert table.obs.update(tracked, {}) == []
+    assert believed_at is not None and EMPTY_UNSEEN_MAX_S <= believed_at - looks[0] < EMPTY_UNSEEN_MAX_S + 0.2
+    assert all(round((b - a) * FPS) == REREAD_EVERY for a, b in zip(looks, looks[1:], strict=False))
+    # the card seen again meanwhile: it never left
+    table = Table(layout)
+    table.frame_with({"B.stock1": "empty"}, number_hidden=("B.stock1",))
+    assert table.frame_with({"B.stock1": "10C"}) == [] and table.obs.state.tops["B.stock1"] == "10C"
+    # its number showing: empty at once
+    table = Table(layout)
+    assert table.frame_with({"B.stock1": "empty"}) == [] and table.obs.state.tops["B.stock1"] == "empty"
+
+
 def test_a_slot_read_empty_under_an_arm_the_tracker_saw_only_in_its_box_is_not_believed(
         layout: MatLayout) -> None:
     """Race seed 6083 with the model: B's arm reached over slot 4 (5C) to pile 1; of one
@@ -1876,7 +1917,8 @@ def test_a_slot_read_empty_under_an_arm_the_tracker_saw_only_in_its_box_is_not_b
                          touches=("pile1",)),)
     table = Table(layout)
     assert table.frame_with({"B.stock2": "back"}, hands=reaching) == []  # QC left slot 2
-    assert table.frame_with({"B.stock3": "empty"}, hands=reaching) == []  # 3S under the arm
+    # 3S under the arm
+    assert table.frame_with({"B.stock3": "empty"}, hands=reaching, number_hidden=("B.stock3",)) == []
     still = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
     assert "B.stock3" not in table.obs.rereads(TrackedFrame(table.frame + 1, 0.0, still, (), reaching))
     events = table.frame_with({"pile1": "QC"}, hands=reaching)
@@ -2716,7 +2758,8 @@ def test_a_carry_from_a_slot_read_empty_under_the_hand_is_timed_from_when_the_ha
         table = Table(layout)
         came = table.frame + 1
         table.busy_since["A.stock2"] = came
-        assert table.frame_with({"A.stock2": "empty"}, hands=(hand(Player.A, "A.stock2"),)) == []
+        assert table.frame_with({"A.stock2": "empty"}, hands=(hand(Player.A, "A.stock2"),),
+                                number_hidden=("A.stock2",)) == []
         assert "A.stock2" in table.obs._under_hand  # not believed: no departure
         busy = _busy_frame(table, {"A.stock1": came + apart, "pile1": table.frame})
         assert table.obs.may_settle_by_carry("A.stock2", "KD", busy) == (apart > GRAB_TOGETHER_FRAMES)
