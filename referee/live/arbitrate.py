@@ -1282,7 +1282,8 @@ class Arbiter:
 #: does not time it: the carry takes 0.33-0.58 s (80 % of the evaluation games' plays), and the
 #: pile goes busy when the hand carrying it comes. The face "leaving" so early was the slot
 #: covered by an arm (game 5304 with perfect recognition: B's 3C, its slot under the arms of B's
-#: slap 1.1 s before B took it, was put 1.1 s early and its take-back taken for a fault)
+#: slap 1.1 s before B took it, 1.3 s before the pile went busy, was put 1.1 s early and its take-back
+#: taken for a fault)
 LEFT_BEFORE_BUSY_MAX_S = 1.0
 
 

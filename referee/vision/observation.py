@@ -739,6 +739,7 @@ class Observer:
         a white card passes into its background), for ``EMPTY_UNSEEN_MAX_S`` at most
         (:meth:`_covered_unseen`)."""
         self._box_hidden.discard(change.zone)
+        self._unseen_since.pop(change.zone, None)  # a new look: its wait starts again
         obs = tracked.zones.get(change.zone)
         if (reading.label != "empty" or change.hand_over or change.zone not in self._slot_zones
                 or obs is None or not obs.occupied):
@@ -750,7 +751,6 @@ class Observer:
             return replace(change, hand_over=True)
         # no hand seen, yet no card and no printed number either: a hand the tracker lost
         # (``_covered_unseen``)
-        self._unseen_since.pop(change.zone, None)
         return replace(change, hand_over=True)
 
     def _second_looks(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading],

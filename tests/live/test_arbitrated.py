@@ -615,7 +615,7 @@ def test_a_card_with_no_contact_estimate_underneath_or_settled_late_is_timed_a_c
     poor = _Estimate(None, "poor fit", left=0.917)
     assert abs(_fallback_t(poor, on_top, 0.25) - (0.917 + PLAY_CARRY_S)) < 1e-9
     # ... but not from a "departure" long before the pile went busy: an arm covered the slot
-    # (game 5304 with perfect recognition: B's 3C, its slot under B's slapping arm 1.3 s before)
+    # (game 5304 with perfect recognition: B's 3C, its slot under B's slapping arm 1.1 s before)
     on_top = replace(under, t=25.98, evidence={"underneath": ["JC", "2C"], "since_t": 25.7})
     assert _fallback_t(_Estimate(None, "poor fit", left=24.4), on_top, 0.25) == 25.98
 
