@@ -1796,9 +1796,13 @@ class Observer:
             depth = None
         top_read_too = reading.runner_up == old and reading.runner_up_confidence >= min(
             TAKE_BACK_CONFIDENCE, TAKE_BACK_TOP_SHARE * reading.confidence)
-        if depth is not None and (top_read_too or (reading.confidence < TAKE_BACK_CONFIDENCE
-                                                   and not self._back_in_its_slot(pile[-1], reading))):
-            # (the top read surely as well, as the runner-up: one of its indices showed it still)
+        if depth is not None and (top_read_too or reading.confidence < TAKE_BACK_CONFIDENCE) \
+                and not self._back_in_its_slot(pile[-1], reading):
+            # (the top read surely as well, as the runner-up: one of its indices showed it still;
+            # but not when the top shows in its slot again: two readings of three say it was
+            # taken back (game 5305 with the model: B's QS off pile 1, the pile read QC at 0.90
+            # with the QS second at 0.45, the QS read in B's slot 2 8 frames later; the
+            # take-back was lost, and a false F_TAKE_BACK came of it 4.7 s later)
             self._doubted_take_backs[change.zone] = (change, reading, since)
             log.info("frame %d: %s read as %s (%.2f; runner-up %s, %.2f), beneath its top %s: not sure "
                      "enough for a take-back", change.frame, change.zone, new, reading.confidence,
