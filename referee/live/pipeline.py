@@ -525,10 +525,10 @@ class Referee:
         clash = self._resolve_clash(ev, rejected, result)
         if clash is not None:
             return clash
-        twin = self._twin_play(ev)
-        if twin is not None:
+        slot_card_play = self._play_of_the_slot_s_card(ev)
+        if slot_card_play is not None:
             try:
-                return twin, self.game.apply(twin)
+                return slot_card_play, self.game.apply(slot_card_play)
             except InconsistentEvent:
                 pass
         correction = correction_for(self.game, ev, rejected.message)
@@ -551,7 +551,7 @@ class Referee:
         self.rejected.append(rejected)
         return None
 
-    def _twin_play(self, ev: TableEvent) -> Play | None:
+    def _play_of_the_slot_s_card(self, ev: TableEvent) -> Play | None:
         """A play the engine refused because the slot it came from holds, for the engine, the
         card's twin (the same rank and colour: a suit misread within a colour, on the pile or
         in the slot): the play of the card the slot holds, which the rules judge alike; the
