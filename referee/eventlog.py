@@ -256,12 +256,10 @@ def record_from_dict(obj: Any) -> Record:
     if values.get("start") is not None and values["start"] > values["t"]:
         raise _FieldError("start", f"start {values['start']} is after t {values['t']}")
     if kind == "correct" and (values.get("slot") is None) == (values.get("pile") is None):
+        # (``Correction`` checks this too; here the error names the field)
         raise _FieldError("slot", "a 'correct' record names a stock slot (slot) or a spit pile (pile), "
                                   "not both nor neither")
-    try:
-        return spec.cls(**values)  # type: ignore[no-any-return]
-    except ValueError as exc:  # a check of the record's own (a correction names a slot or a pile)
-        raise _FieldError(None, f"a '{kind}' record: {exc}") from None
+    return spec.cls(**values)  # type: ignore[no-any-return]
 
 
 def iter_lines(stream: IO[str], source: str) -> Iterator[tuple[int, Record | LogError]]:
