@@ -138,6 +138,14 @@ HAND_MEMORY_S = 3.0
 #: The part of two joined arms (split by which edge each cell is nearer) whose tip stops at most
 #: this far short of a spit pile may lie on it: the split line runs where the hands meet
 JOINED_TIP_MM = 15.0
+#: A busy stock slot whose player's fingertips (a hand's tip) came no nearer than this to its
+#: outline since it went busy, while their arm was seen over it, lay under the arm only: its
+#: card cannot have been taken, and a pile's change does not wait for it. Measured with stop
+#: 53's code on games 5220-5299 (perfect recognition) and race seeds 6580-6599 (the model): of
+#: the 18 waits for a slot whose card had in truth left, the tip came inside its outline (by
+#: 9-38 mm) in 17 and within 5 mm of it in the last; of the 987 waits for a slot that kept its
+#: card, 349 had every tip more than 20 mm off it (in the races 14 of 23, most waiting 0.4-0.5 s).
+SLOT_REACH_MM = 20.0
 #: How long the times a hand was at its packet are remembered: a spit card's pile change may be
 #: explained seconds after it settled (waiting for other zones), with ``SPIT_REACH_S`` before it
 PACKET_MEMORY_S = 10.0
@@ -344,6 +352,8 @@ class Observer:
         #: each spit pile's outline (mat mm), for where a hand's tip lies
         self._pile_outline: dict[str, np.ndarray] = {
             zone: self._zone[zone].polygon().astype(np.float32) for zone in self._pile_zone.values()}
+        self._slot_outline: dict[str, np.ndarray] = {
+            zone: self._zone[zone].polygon().astype(np.float32) for zone in self._slot_zone.values()}
         self._packet_zone: dict[Player, str] = {z.owner: z.id for z in layout.zones
                                                 if z.kind is ZoneKind.PACKET and z.owner is not None}
         self._packet_box = {packet: _zone_box(layout.zone(packet)) for packet in self._packet_zone.values()}
@@ -351,6 +361,8 @@ class Observer:
         self._hand_history: deque[tuple[float, Player, tuple[str, ...], tuple[str, ...]]] = deque()
         #: (time, player, spit pile under the hand's tip) for the hands seen with a tip on a pile
         self._tips_on_piles: deque[tuple[float, Player, str]] = deque()
+        #: (frame, time, the hands seen) of every frame, for whose fingers reached a slot
+        self._hands_seen: deque[tuple[int, float, tuple[HandBlob, ...]]] = deque()
         self._packet_visit_used: dict[Player, float] = {}  # the packet visit the last spit card came from
         #: player -> the times their hand was at their packet, for ``PACKET_MEMORY_S``
         self._packet_seen: dict[Player, deque[float]] = {player: deque() for player in self._packet_zone}
@@ -1193,9 +1205,34 @@ class Observer:
                     and top not in FACE_UP_LABELS
                     and top != reading.label
                     and (zone in self._under_hand or not self._still_there(obs))
-                    and self._hand_was_over(change.zone, player, since[0])):
+                    and self._hand_was_over(change.zone, player, since[0])
+                    and not self._under_the_arm_only(zone, player, self._busy_since(zone, tracked))):
                 slots.add(zone)
         return slots
+
+    def _under_the_arm_only(self, slot: str, player: Player, busy_since: int | None) -> bool:
+        """Whether a busy stock slot has lain only under its player's arm since it went busy:
+        in every frame since, a hand of theirs was seen, their arm was seen over the slot, and no
+        hand's tip (the fingers) came within ``SLOT_REACH_MM`` of its outline. Its card cannot
+        have been taken (race-eval seed 6581 with the model: pile 2's race waited 0.53 s for A's
+        slot 4, under A's arm reaching for pile 2, its tip 96 mm off the slot at its nearest).
+        Two arms joined count by the tip of each one's part (the race's arms join at the pile).
+        Not known (False) when the frames since it went busy are older than the hands
+        remembered, or a frame saw no hand of the player: a hand the tracker lost may have
+        taken the card."""
+        if busy_since is None or not self._hands_seen or self._hands_seen[0][0] > busy_since:
+            return False
+        outline = self._slot_outline[slot]
+        over = False
+        for frame, _, hands in self._hands_seen:
+            if frame < busy_since:
+                continue
+            if not any(h.player is player for h in hands):
+                return False
+            if any(cv2.pointPolygonTest(outline, h.tip_mm, True) >= -SLOT_REACH_MM for h in hands):
+                return False
+            over = over or any(h.player is player and (slot in h.zones or slot in h.touches) for h in hands)
+        return over
 
     @staticmethod
     def _still_there(obs: ZoneObservation) -> bool:
@@ -2323,6 +2360,7 @@ class Observer:
     # ------------------------------------------------------------------ hands
     def _follow_hands(self, tracked: TrackedFrame) -> None:
         self._last_hands = tracked.hands
+        self._hands_seen.append((tracked.frame, tracked.time, tracked.hands))
         per_player: dict[Player, int] = {}
         for hand in tracked.hands:
             per_player[hand.player] = per_player.get(hand.player, 0) + 1
@@ -2350,6 +2388,8 @@ class Observer:
             self._hand_history.popleft()
         while self._tips_on_piles and self._tips_on_piles[0][0] < tracked.time - HAND_MEMORY_S:
             self._tips_on_piles.popleft()
+        while self._hands_seen and self._hands_seen[0][1] < tracked.time - HAND_MEMORY_S:
+            self._hands_seen.popleft()
 
     def _note_packet_pulls(self, tracked: TrackedFrame) -> None:
         """A packet busy while only its owner's hands reach near it (their box overlaps it) was

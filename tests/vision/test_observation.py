@@ -8,7 +8,7 @@ import pytest
 
 from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
-from referee.vision.mat import MatLayout
+from referee.vision.mat import MatLayout, load_layout
 from referee.vision.observation import (
     EARLY_SLAP_FLIP_S,
     EARLY_SLAP_SLOTS_S,
@@ -23,6 +23,7 @@ from referee.vision.observation import (
     REREAD_EVERY,
     SECOND_HAND_MM2,
     SLAP_LEAD_S,
+    SLOT_REACH_MM,
     SPIT_WAIT_S,
     TAKE_BACK_GRAB_S,
     TOUCH_LAG_S,
@@ -117,8 +118,17 @@ class Table:
             assert self.frame_with(**kwargs) == []  # type: ignore[arg-type]
 
 
+MAT = load_layout()
+
+
 def hand(player: Player, *zones: str) -> HandBlob:
-    return HandBlob(player, 20000.0, (0, 0, 10, 10), (0.0, 0.0), zones)
+    """A hand covering the centres of ``zones``, its tip (the fingers) on the one furthest
+    into the mat from the player's edge (A's edge is the mat's far side, y = its height)."""
+    tip = (0.0, 0.0)
+    if zones:
+        centres = [MAT.zone(z).center for z in zones]
+        tip = (min if player is Player.A else max)(centres, key=lambda c: c[1])
+    return HandBlob(player, 20000.0, (0, 0, 10, 10), tip, zones)
 
 
 def test_the_first_frame_s_layout_is_dealt_only_when_most_slots_show_a_card(layout: MatLayout) -> None:
@@ -2734,8 +2744,10 @@ def test_a_second_card_of_the_top_s_own_hand_is_waited_for_wherever_the_follows_
     for where in ("beneath", "elsewhere"):
         table = Table(layout)
         on = (hand(Player.A, "pile1", "A.stock1", "A.stock2"),)
+        grabbing = (hand(Player.A, "A.stock1", "A.stock2"),)  # the fingers on slot 1
         table.busy_since["A.stock1"] = table.frame + 1  # one hand took KD and 4D
-        assert table.frame_with({"A.stock2": "back"}, hands=on, unsettled=("A.stock1", "pile1")) == []
+        assert table.frame_with({"A.stock2": "back"}, hands=on, before=grabbing,
+                                unsettled=("A.stock1", "pile1")) == []
         assert table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1",), carried=True,
                                 **{where: frozenset({"4D"})}) == []  # type: ignore[arg-type]
         events = table.frame_with({"A.stock1": "back"}, busy_frames=1)
@@ -2810,11 +2822,13 @@ def test_a_pile_waits_for_a_slot_grabbed_with_its_new_top_by_one_hand(layout: Ma
     table = Table(layout)
     table.frame_with({"B.stock2": "back"})  # B's QC left: it may lie under what lands next
     on = (hand(Player.A, "pile1", "A.stock1", "A.stock2"), hand(Player.B, "pile1"))
+    grabbing = (hand(Player.A, "A.stock1", "A.stock2"), hand(Player.B, "pile1"))  # A's fingers on slot 1
     # A's hand takes KD from slot 2 and, with it, 4D from slot 1 (both slots go busy together
     # when ``apart`` is 1 frame; slot 1 went busy 8 frames earlier, another grab, when it is 8)
     grabbed = table.frame + 2  # when slot 2's busy spell begins (5 frames before it settles)
     table.busy_since["A.stock1"] = grabbed - apart
-    assert table.frame_with({"A.stock2": "back"}, hands=on, unsettled=("A.stock1", "pile1")) == []
+    assert table.frame_with({"A.stock2": "back"}, hands=on, before=grabbing,
+                            unsettled=("A.stock1", "pile1")) == []
     events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1",))
     if apart > GRAB_TOGETHER_FRAMES:  # not one grab: the new top's player is not waited for
         assert [(e.player, str(e.card)) for e in events] == [(Player.B, "QC"), (Player.A, "KD")]
@@ -2825,6 +2839,38 @@ def test_a_pile_waits_for_a_slot_grabbed_with_its_new_top_by_one_hand(layout: Ma
         (Player.B, "QC", True), (Player.A, "4D", True), (Player.A, "KD", False)]
 
 
+@pytest.mark.parametrize("seen", ["arm", "fingers", "near", "lost"])
+def test_a_pile_does_not_wait_for_a_slot_that_lay_only_under_its_player_s_arm(layout: MatLayout,
+                                                                             seen: str) -> None:
+    """Race-eval seed 6581 with the model: pile 2's race waited 0.53 s for A's slot 4, under the
+    arm A reached pile 2 with, its tip 96 mm off the slot at its nearest (the slot read as a
+    back under the arm). A slot under the arm only, never under the fingers, kept its card; one
+    the fingers came near, or in a frame where the player's hand was not seen, may have lost it,
+    and is waited for."""
+    table = Table(layout)
+    table.frame_with({"B.stock2": "back"})  # B's QC left: it may lie under what lands next
+    slot1, slot2 = layout.zone("A.stock1"), layout.zone("A.stock2")
+    x0, y0 = slot1.polygon().min(axis=0)
+    tip = {"arm": slot2.center, "fingers": slot1.center, "lost": slot2.center,
+           "near": (float(x0) - SLOT_REACH_MM + 2.0, float(y0) + 10.0)}[seen]  # 18 mm off slot 1
+    # A's hand takes KD from slot 2, A's arm over slot 1 from the frame slot 2 went busy
+    grabbing = HandBlob(Player.A, 20000.0, (80.0, 300.0, 260.0, 420.0), tip, ("A.stock1", "A.stock2"))
+    on = (hand(Player.A, "pile1", "A.stock1"), hand(Player.B, "pile1"))
+    table.busy_since["A.stock1"] = table.frame + 2
+    if seen == "lost":  # a frame with no hand of A seen while slot 1 is busy
+        table.frame_with(hands=(hand(Player.B, "pile1"),), unsettled=("A.stock1",))
+        table.busy_since["A.stock1"] -= 1
+    assert table.frame_with({"A.stock2": "back"}, hands=on, before=(grabbing, hand(Player.B, "pile1")),
+                            unsettled=("A.stock1", "pile1")) == []
+    events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1",))
+    if seen == "arm":
+        assert [(e.player, str(e.card)) for e in events] == [(Player.B, "QC"), (Player.A, "KD")]
+        return
+    assert events == []  # 4D may lie under KD
+    events = table.frame_with({"A.stock1": "back"}, busy_frames=1)
+    assert [(e.player, str(e.card)) for e in events] == [(Player.B, "QC"), (Player.A, "4D"), (Player.A, "KD")]
+
+
 def test_a_pile_waits_for_a_slot_that_settled_empty_under_the_hand(layout: MatLayout) -> None:
     table = Table(layout)
     on = (hand(Player.B, "pile2", "B.stock2", "B.stock4"),)
@@ -2832,10 +2878,11 @@ def test_a_pile_waits_for_a_slot_that_settled_empty_under_the_hand(layout: MatLa
     # slot 4, and puts both on pile 2: the pile shows 8S, QC lies under it
     # the hand came over slot 4 seven frames after slot 2 (game 5009): slot 2's empty look counts
     table.busy_since["B.stock4"] = table.frame + 9
-    assert table.frame_with({"B.stock2": "empty"}, hands=on, hand_over=True, unsettled=("B.stock4",)) == []
+    assert table.frame_with({"B.stock2": "empty"}, hands=(hand(Player.B, "B.stock2", "B.stock4"),),
+                            hand_over=True, unsettled=("B.stock4",)) == []
     # slot 2 is busy again and what shows of it looks as when it settled (empty): it still counts
-    assert table.frame_with({"pile2": "8S"}, hands=on, unsettled=("B.stock2", "B.stock4"),
-                            kept=("B.stock2",)) == []
+    assert table.frame_with({"pile2": "8S"}, hands=on, before=(hand(Player.B, "B.stock4"),),
+                            unsettled=("B.stock2", "B.stock4"), kept=("B.stock2",)) == []
     # slot 4 settles showing a back: no event of its own, so the pile goes on waiting for slot 2
     assert table.frame_with({"B.stock4": "back"}, hands=on, unsettled=("B.stock2",), kept=("B.stock2",),
                             busy_frames=1) == []
