@@ -105,6 +105,9 @@ TURN_UNDER_HAND_LAG_S = 0.024
 #: the 97 of the first 10 games at 960x540 stayed so, median error 9 ms before and after).
 #: 0.4 was tried at stop 47 and not kept (docs/observation.md, "Times").
 TURN_AFTER_BUSY_MAX_S = 0.5
+#: A back's slot that settled "empty" under a hand and went busy again within this many frames
+#: was under the same visit of the hand: a card it then shows was turned in the first spell.
+TURN_HIDDEN_GAP_FRAMES = 6
 #: A hand putting a spit card down is on the pile for this long before the card touches it.
 SPIT_PLACE_S = 0.25
 #: A spit card is taken from the packet at most this long before its pile starts to change.
@@ -1492,6 +1495,14 @@ class Observer:
             # 2D, slot 1 read empty under B's arm at 11.1 s and again at 11.4 s; timed from the
             # second, the play found beneath A's two cards was put 0.54 s late)
             change, since = replace(hidden[0], hand_over=False), hidden[1]
+        if hidden is not None and zone.kind is ZoneKind.STOCK and old == "back" and new not in FACE_UP_LABELS \
+                and hidden[2].label == "empty" and change.since_frame - hidden[0].frame <= TURN_HIDDEN_GAP_FRAMES:
+            # a back's slot settled "empty" under the hand (the hand over it), busy again at once
+            # and then showing a card: the hand stayed, and turned the card in the first busy
+            # spell; a turn is timed from when its slot went busy (game 5323 with the model: A's
+            # JD, turned 0.3 s into a spell of 1 s, the slot settled under the hand for 5 frames,
+            # then busy 0.25 s more: timed from the second spell, 0.78 s late)
+            since = hidden[1]
         turned_under = card_before if hidden is None or hidden[2].label == "empty" else hidden
         if (turned_under is not None and zone.kind is ZoneKind.STOCK and old == "back" and new == "empty"
                 and turned_under[2].label not in FACE_UP_LABELS

@@ -29,6 +29,7 @@ from referee.vision.observation import (
     TOUCH_LAG_S,
     TURN_AFTER_ARRIVAL_S,
     TURN_AFTER_BUSY_MAX_S,
+    TURN_HIDDEN_GAP_FRAMES,
     TURN_LOOK_S,
     TURN_UNDER_HAND_LAG_S,
     UNDER_WAIT_S,
@@ -1731,6 +1732,30 @@ def test_a_turn_whose_slot_settles_long_after_the_hand_came_is_timed_from_when_i
         expected = min(went_busy + TURN_AFTER_BUSY_MAX_S, quiet - TOUCH_LAG_S["turn"])
         assert abs(events[0].t - expected) < 1e-9, busy_frames
         assert (expected == quiet - TOUCH_LAG_S["turn"]) is (busy_frames == 6)
+
+
+@pytest.mark.parametrize("gap", [0, 12])
+def test_a_turn_after_its_slot_settled_empty_under_the_hand_is_timed_from_the_first_spell(
+        layout: MatLayout, gap: int) -> None:
+    """Game 5323 with the model: A's JD, turned 0.3 s after A's hand came over the slot; the
+    slot settled under the hand for 5 frames, read "empty" (the hand over the card), went busy
+    again and showed the JD 0.4 s later: timed from the second busy spell, 0.78 s late. A slot
+    busy again within ``TURN_HIDDEN_GAP_FRAMES`` is the same visit of the hand; after a longer
+    pause the second spell stands."""
+    table = Table(layout)
+    table.idle(30)
+    over = (hand(Player.A, "A.stock3"),)
+    assert table.frame_with({"A.stock3": "empty"}, hands=over, hand_over=True, busy_frames=15) == []
+    first_busy = (table.frame - 15) / FPS
+    table.idle(gap, hands=over)
+    table.busy_since["A.stock3"] = table.frame + 1
+    second_busy = (table.frame + 1) / FPS
+    events = table.frame_with({"A.stock3": "6C"}, hands=over, busy_frames=20)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    quiet = (table.frame - 3) / FPS - TOUCH_LAG_S["turn"]
+    went_busy = first_busy if gap <= TURN_HIDDEN_GAP_FRAMES else second_busy
+    assert abs(events[0].t - min(quiet, went_busy + TURN_AFTER_BUSY_MAX_S)) < 1e-9
+    assert (events[0].t < quiet - 0.1) is (gap <= TURN_HIDDEN_GAP_FRAMES)
 
 
 def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_change(
