@@ -1495,8 +1495,9 @@ class Observer:
             # 2D, slot 1 read empty under B's arm at 11.1 s and again at 11.4 s; timed from the
             # second, the play found beneath A's two cards was put 0.54 s late)
             change, since = replace(hidden[0], hand_over=False), hidden[1]
-        if hidden is not None and zone.kind is ZoneKind.STOCK and old == "back" and new not in FACE_UP_LABELS \
-                and hidden[2].label == "empty" and change.since_frame - hidden[0].frame <= TURN_HIDDEN_GAP_FRAMES:
+        if hidden is not None and zone.kind is ZoneKind.STOCK and old == "back" \
+                and new not in FACE_UP_LABELS and hidden[2].label == "empty" \
+                and change.since_frame - hidden[0].frame <= TURN_HIDDEN_GAP_FRAMES:
             # a back's slot settled "empty" under the hand (the hand over it), busy again at once
             # and then showing a card: the hand stayed, and turned the card in the first busy
             # spell; a turn is timed from when its slot went busy (game 5323 with the model: A's
