@@ -366,6 +366,7 @@ class Observer:
         self._tips_on_piles: deque[tuple[float, Player, str]] = deque()
         #: (frame, time, the hands seen) of every frame, for whose fingers reached a slot
         self._hands_seen: deque[tuple[int, float, tuple[HandBlob, ...]]] = deque()
+        self._tracked_now: TrackedFrame | None = None  # the frame being explained
         self._packet_visit_used: dict[Player, float] = {}  # the packet visit the last spit card came from
         #: player -> the times their hand was at their packet, for ``PACKET_MEMORY_S``
         self._packet_seen: dict[Player, deque[float]] = {player: deque() for player in self._packet_zone}
@@ -512,6 +513,7 @@ class Observer:
         each zone in ``tracked.changes``), plus slaps seen on the hands."""
         self._frame = tracked.frame
         self._frame_readings = readings
+        self._tracked_now = tracked
         if any(c.faint for c in tracked.changes):
             believed = tuple(c for c in tracked.changes
                              if not c.faint or self._faint_believed(c, readings, tracked))
@@ -1004,7 +1006,10 @@ class Observer:
         for (owner, slot), zone in self._slot_zone.items():
             hidden = self._under_hand.get(zone)
             if owner is not player or self.state.tops.get(zone) != card or hidden is None \
-                    or hidden[2].label != "empty":
+                    or hidden[2].label != "empty" or self._slot_under_the_arm_only((owner, slot)):
+                # (not from a slot that lay only under the arm: race-eval seed 6607 with the
+                # model, A's 2D, its slot read "empty" under the arm A reached pile 1 with, taken
+                # for a card put outside the zones: a false F_SIXTH_PILE and F_BAD_MOVE)
                 continue
             was, since, _ = self._under_hand.pop(zone)
             self._card_under_hand.pop(zone, None)
@@ -1084,7 +1089,11 @@ class Observer:
                 # was found beneath the pile's next cards and played a second time)
                 continue
             holder = self._holder(card, exclude)
-            if holder is None:
+            if holder is None or self._slot_under_the_arm_only(holder):
+                # (a follow that took the arm passing over a slot for its card leaving: race-eval
+                # seed 6617 with the model, A's KH "followed" under B's 8H at quality 0.01 while
+                # A's arm lay over its slot, the fingers 53 mm off it at their nearest; the KH's
+                # false play and take-back, and a false F_TWO_CARDS for A's 10H, followed)
                 continue
             if exclude is None or holder[0] is not exclude[0]:
                 out[card] = holder
@@ -1212,6 +1221,13 @@ class Observer:
                     and not self._under_the_arm_only(zone, player, self._busy_since(zone, tracked))):
                 slots.add(zone)
         return slots
+
+    def _slot_under_the_arm_only(self, holder: tuple[Player, int]) -> bool:
+        """:meth:`_under_the_arm_only` for ``holder``'s slot, busy in the frame being explained."""
+        zone = self._slot_zone.get(holder)
+        if zone is None or self._tracked_now is None:
+            return False
+        return self._under_the_arm_only(zone, holder[0], self._busy_since(zone, self._tracked_now))
 
     def _under_the_arm_only(self, slot: str, player: Player, busy_since: int | None) -> bool:
         """Whether a busy stock slot has lain only under its player's arm since it went busy:

@@ -671,12 +671,17 @@ def test_a_card_taken_back_and_moved_on_before_its_slot_settled(layout: MatLayou
         (Move, Player.A, 2, 1, "KD")]
 
 
+@pytest.mark.parametrize("fingers", [True, False])
 def test_a_card_followed_outside_the_zones_left_its_slot_though_the_slot_was_read_only_under_the_hand(
-        layout: MatLayout) -> None:
-    # game 5060: B's AS put beside the mat's corner slot and back 1 s later, B's hand over the
-    # slot and near the card all along: the slot never settled clear of it
+        layout: MatLayout, fingers: bool) -> None:
+    """Game 5060: B's AS put beside the mat's corner slot and back 1 s later, B's hand over the
+    slot and near the card all along: the slot never settled clear of it. Not from a slot that
+    lay only under the arm, the fingers never near it (race-eval seed 6607 with the model: A's
+    2D, its slot read "empty" under the arm A reached pile 1 with, was taken for a card put
+    outside the zones: a false F_SIXTH_PILE, then a false F_BAD_MOVE when it "came back")."""
     table = Table(layout)
-    over = (hand(Player.B, "B.stock2"),)
+    arm = HandBlob(Player.B, 20000.0, (300.0, 0.0, 420.0, 220.0), layout.zone("pile2").center, ("B.stock2",))
+    over = (hand(Player.B, "B.stock2") if fingers else arm,)
     assert table.frame_with({"B.stock2": "empty"}, hands=over, hand_over=True) == []
     left = table.frame / FPS
     table.idle(10, hands=over)
@@ -686,6 +691,9 @@ def test_a_card_followed_outside_the_zones_left_its_slot_though_the_slot_was_rea
     followed = StrayChange(-1, True, table.frame, t, (5.0, 20.0, 70.0, 110.0), 5600.0, t - 0.3,
                            card="QC", player=Player.B)
     events = table.obs.update(TrackedFrame(table.frame, t, still, (), over, (followed,)), {})
+    if not fingers:
+        assert events == []
+        return
     assert [(type(e), e.player, e.from_slot, e.to_slot, str(e.card)) for e in events] == [
         (Move, Player.B, 2, 6, "QC")]
     assert left - 0.5 < events[0].t < t
@@ -1333,6 +1341,28 @@ def test_a_card_of_the_same_hand_found_beneath_a_carried_top_lies_underneath_whe
             assert cards == [(Play, "4D", True), (Play, "7H", ["5D", "4D"])]
         else:
             assert cards == [(Play, "7H", ["5D"])]
+
+
+@pytest.mark.parametrize("fingers", [True, False])
+def test_a_card_followed_beneath_a_carried_top_from_a_slot_only_under_the_arm_did_not_leave(
+        layout: MatLayout, fingers: bool) -> None:
+    """Race-eval seed 6617 with the model: the follows had A's KH land under B's 8H (at quality
+    0.01) while A's arm lay over the KH's slot on its way to pile 1, the fingers 53 mm off the
+    slot at their nearest: a false play of the KH and its take-back, and a false F_TWO_CARDS
+    for the 10H A did play. A card followed from a slot its player's fingers came to did."""
+    table = Table(layout)
+    tip = layout.zone("A.stock1").center if fingers else layout.zone("pile1").center
+    arm = (HandBlob(Player.A, 20000.0, (80.0, 180.0, 300.0, 420.0), tip, ("A.stock1",), touches=("pile1",)),)
+    table.idle(5, hands=arm)
+    table.busy_since["A.stock1"] = table.frame - 2  # busier before the 7H's slot than one grab
+    table.frame_with({"A.stock5": "back"}, hands=arm, unsettled=("A.stock1",))  # 7H left slot 5
+    events = table.frame_with({"pile1": "7H"}, hands=arm, unsettled=("A.stock1",), carried=True,
+                              beneath=frozenset({"4D"}), taken_before=frozenset({"4D"}))
+    cards = [(type(e), str(e.card), (e.evidence or {}).get("underneath")) for e in events]
+    if fingers:
+        assert cards == [(Play, "4D", True), (Play, "7H", ["5D", "4D"])]
+    else:
+        assert cards == [(Play, "7H", ["5D"])]
 
 
 def test_a_card_already_on_the_pile_found_beneath_a_carried_top_is_not_played_again(
