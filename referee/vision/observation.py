@@ -147,7 +147,7 @@ JOINED_TIP_MM = 15.0
 #: 53's code on games 5220-5299 (perfect recognition) and race seeds 6580-6599 (the model): of
 #: the 18 waits for a slot whose card had in truth left, the tip came inside its outline (by
 #: 9-38 mm) in 17 and within 5 mm of it in the last; of the 987 waits for a slot that kept its
-#: card, 349 had every tip more than 20 mm off it (in the races 14 of 23, most waiting 0.4-0.5 s).
+#: card, 349 had every tip more than 20 mm off it (in the races 14 of 23, 13 waiting 0.37-0.53 s).
 SLOT_REACH_MM = 20.0
 #: How long the times a hand was at its packet are remembered: a spit card's pile change may be
 #: explained seconds after it settled (waiting for other zones), with ``SPIT_REACH_S`` before it
@@ -1092,7 +1092,7 @@ class Observer:
             if holder is None or self._slot_under_the_arm_only(holder):
                 # (a follow that took the arm passing over a slot for its card leaving: race-eval
                 # seed 6617 with the model, A's KH "followed" under B's 8H at quality 0.01 while
-                # A's arm lay over its slot, the fingers 53 mm off it at their nearest; the KH's
+                # A's arm lay over its slot, A's fingers 53 mm off it at their nearest; the KH's
                 # false play and take-back, and a false F_TWO_CARDS for A's 10H, followed)
                 continue
             if exclude is None or holder[0] is not exclude[0]:
