@@ -366,7 +366,7 @@ class Observer:
         self._tips_on_piles: deque[tuple[float, Player, str]] = deque()
         #: (frame, time, the hands seen) of every frame, for whose fingers reached a slot
         self._hands_seen: deque[tuple[int, float, tuple[HandBlob, ...]]] = deque()
-        self._tracked_now: TrackedFrame | None = None  # the frame being explained
+        self._tracked_now: TrackedFrame | None = None  # the frame ``update`` last saw
         self._packet_visit_used: dict[Player, float] = {}  # the packet visit the last spit card came from
         #: player -> the times their hand was at their packet, for ``PACKET_MEMORY_S``
         self._packet_seen: dict[Player, deque[float]] = {player: deque() for player in self._packet_zone}
@@ -394,7 +394,6 @@ class Observer:
         #: (x where the arm comes in, tip x, tip y) in mat mm
         self._two_hands_seen: deque[tuple[float, Player, tuple[tuple[float, float, float], ...]]] = deque()
         self.round_over = False
-        self._frame = -1  # the frame ``update`` last saw
         self._frame_readings: Mapping[str, ZoneReading] = {}  # the readings ``update`` last had
         #: the spells the round was known over, as (from, to) frames: the engine said so after
         #: frame ``from``'s events, and said it was no longer after frame ``to``'s; the one now
@@ -421,7 +420,6 @@ class Observer:
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
         #: per stock slot, the identities its face-up card has been read as (``_same_card``)
         self._read_as: dict[str, set[str]] = {}
-        self._last_hands: tuple[HandBlob, ...] = ()
         self._play_times: dict[tuple[int | None, str], float] = {}  # the recent plays: (frame, card) -> t
         self.dealing: set[Player] = set()  # players whose new layout is awaited
         self.slots = 5
@@ -458,6 +456,16 @@ class Observer:
         self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int]]] = {}
 
     # ------------------------------------------------------------------ the first frame
+    @property
+    def _frame(self) -> int:
+        """The frame ``update`` last saw (-1 before the first)."""
+        return self._tracked_now.frame if self._tracked_now is not None else -1
+
+    @property
+    def _last_hands(self) -> tuple[HandBlob, ...]:
+        """The hands of the frame ``update`` last saw."""
+        return self._tracked_now.hands if self._tracked_now is not None else ()
+
     def start(self, readings: Mapping[str, ZoneReading], frame: int, t: float,
               deal: bool = True, known: Mapping[str, str] | None = None) -> list[TableEvent]:
         """The table as the first frame shows it. With ``deal``, the layout of a new round:
@@ -511,9 +519,8 @@ class Observer:
     def update(self, tracked: TrackedFrame, readings: Mapping[str, ZoneReading]) -> list[TableEvent]:
         """Events explained by this frame's settled changes (``readings`` has a reading for
         each zone in ``tracked.changes``), plus slaps seen on the hands."""
-        self._frame = tracked.frame
-        self._frame_readings = readings
         self._tracked_now = tracked
+        self._frame_readings = readings
         if any(c.faint for c in tracked.changes):
             believed = tuple(c for c in tracked.changes
                              if not c.faint or self._faint_believed(c, readings, tracked))
@@ -2387,7 +2394,6 @@ class Observer:
 
     # ------------------------------------------------------------------ hands
     def _follow_hands(self, tracked: TrackedFrame) -> None:
-        self._last_hands = tracked.hands
         self._hands_seen.append((tracked.frame, tracked.time, tracked.hands))
         per_player: dict[Player, int] = {}
         for hand in tracked.hands:
