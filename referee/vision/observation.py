@@ -1013,7 +1013,7 @@ class Observer:
         for (owner, slot), zone in self._slot_zone.items():
             hidden = self._under_hand.get(zone)
             if owner is not player or self.state.tops.get(zone) != card or hidden is None \
-                    or hidden[2].label != "empty" or self._slot_under_the_arm_only((owner, slot)):
+                    or hidden[2].label != "empty" or self._under_the_arm_only(zone, self._tracked_now):
                 # (not from a slot that lay only under the arm: race-eval seed 6607 with the
                 # model, A's 2D, its slot read "empty" under the arm A reached pile 1 with, taken
                 # for a card put outside the zones: a false F_SIXTH_PILE and F_BAD_MOVE)
@@ -1096,7 +1096,7 @@ class Observer:
                 # was found beneath the pile's next cards and played a second time)
                 continue
             holder = self._holder(card, exclude)
-            if holder is None or self._slot_under_the_arm_only(holder):
+            if holder is None or self._under_the_arm_only(self._slot_zone[holder], self._tracked_now):
                 # (a follow that took the arm passing over a slot for its card leaving: race-eval
                 # seed 6617 with the model, A's KH "followed" under B's 8H at quality 0.01 while
                 # A's arm lay over its slot, A's fingers 53 mm off it at their nearest; the KH's
@@ -1225,19 +1225,12 @@ class Observer:
                     and top != reading.label
                     and (zone in self._under_hand or not self._still_there(obs))
                     and self._hand_was_over(change.zone, player, since[0])
-                    and not self._under_the_arm_only(zone, player, self._busy_since(zone, tracked))):
+                    and not self._under_the_arm_only(zone, tracked)):
                 slots.add(zone)
         return slots
 
-    def _slot_under_the_arm_only(self, holder: tuple[Player, int]) -> bool:
-        """:meth:`_under_the_arm_only` for ``holder``'s slot, busy in the frame being explained."""
-        zone = self._slot_zone.get(holder)
-        if zone is None or self._tracked_now is None:
-            return False
-        return self._under_the_arm_only(zone, holder[0], self._busy_since(zone, self._tracked_now))
-
-    def _under_the_arm_only(self, slot: str, player: Player, busy_since: int | None) -> bool:
-        """Whether a busy stock slot has lain only under its player's arm since it went busy:
+    def _under_the_arm_only(self, slot: str, tracked: TrackedFrame | None) -> bool:
+        """Whether a busy stock slot has lain only under its owner's arm since it went busy:
         in every frame since, a hand of theirs was seen, their arm was seen over the slot, and no
         hand's tip (the fingers) came within ``SLOT_REACH_MM`` of its outline. Its card cannot
         have been taken (race-eval seed 6581 with the model: pile 2's race waited 0.53 s for A's
@@ -1246,6 +1239,8 @@ class Observer:
         Not known (False) when the frames since it went busy are older than the hands
         remembered, or a frame saw no hand of the player: a hand the tracker lost may have
         taken the card."""
+        player = self._zone[slot].owner
+        busy_since = self._busy_since(slot, tracked) if tracked is not None else None
         if busy_since is None or not self._hands_seen or self._hands_seen[0][0] > busy_since:
             return False
         outline = self._slot_outline[slot]
