@@ -138,7 +138,7 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
             step_ms.append(step.seconds * 1000)
             frame_t[step.tracked.frame] = frame.t
             duration = frame.t
-            for v in step.verdicts:
+            for v in step.verdicts + step.revised:
                 verdict_out[id(v)] = frame.t + step.seconds
                 verdict_frame[id(v)] = frame.t
     wall = time.perf_counter() - t0
@@ -151,12 +151,14 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
     # and from the frame its zone was seen settled (the pipeline's own part of that latency)
     places = card_places(clip)
     latencies, after_settle, in_video = [], [], []
-    last_event: TableEvent | None = None
+    judged: list[TableEvent] = []  # the table events of the clip's one game, by number
     for record in records:
         if isinstance(record, TableEvent):
-            last_event = record
-        elif (isinstance(record, Verdict) and record.code and last_event is not None
+            judged.append(record)
+        elif (isinstance(record, Verdict) and record.code and record.event < len(judged)
               and id(record) in verdict_out):
+            # (a verdict given anew answers an event judged before: revised=True)
+            last_event = judged[record.event]
             rest = settled_at(places, last_event)
             if rest is not None and (until_s is None or last_event.t <= until_s):
                 latencies.append((verdict_out[id(record)] - rest) * 1000)
@@ -199,6 +201,7 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
                    "recall": round(counts.recall, 4) if counts.recall is not None else None},
         "faults": {"truth": faults.total, "flagged": faults.right, "missed": len(total.missed_faults),
                    "false": len(total.false_faults),
+                   "withdrawn": len(total.withdrawn_faults),
                    "missed_by_code": dict(Counter(str(f.verdict.code) for f in total.missed_faults)),
                    "false_by_code": dict(Counter(str(f.verdict.code) for f in total.false_faults))},
         "first_touch_apart": acc(total.first_touch(within_frame=False)),

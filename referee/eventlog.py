@@ -139,6 +139,12 @@ def _text(name: str, value: Any) -> str:
     return value
 
 
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _FieldError(name, f"must be true or false, not {value!r}")
+    return value
+
+
 def _enum(cls: Any) -> Callable[[str, Any], Any]:
     members = {m.value: m for m in cls}
 
@@ -202,6 +208,7 @@ _PARSERS: dict[str, Callable[[str, Any], Any]] = {
     "code": _text,
     "rule": _text,
     "message": _text,
+    "revised": _flag,
     "call": _enum(CallKind),
     "game": lambda n, v: _integer(n, v, 0),
     "rules": _rules,

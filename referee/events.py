@@ -19,8 +19,8 @@ Table events (what a camera can observe):
 ``take_pile``   a player took spit pile ``pile`` at the end of a round
 ``correct``     not an action: the referee's own correction of a card it read before: the
                 face-up top of ``player``'s stock ``slot`` is ``card``, not ``was``; or
-                (``pile`` instead of ``slot``) ``player``'s spit card on top of spit pile
-                ``pile`` is ``card``, not ``was``
+                (``pile`` instead of ``slot``) ``player``'s spit card in spit pile ``pile``
+                (its top, or beneath it when the two are of one rank) is ``card``, not ``was``
 ==============  =====================================================================
 
 Judgements: a ``verdict`` answers every table event (legal, fault or warning, with the
@@ -141,6 +141,9 @@ class Verdict:
 
     ``event`` is the index of the judged table event within its game (0 = the first table
     event after ``game_start``). ``code`` and ``rule`` are set for faults and warnings.
+    ``revised`` (True, else left out) marks a verdict given anew for an event judged before:
+    a card found later beneath it changed its judgement (:mod:`referee.rules.hindsight`). It
+    replaces that event's earlier verdict.
     """
 
     kind: ClassVar[str] = "verdict"
@@ -152,6 +155,7 @@ class Verdict:
     code: str | None = None
     rule: str | None = None
     message: str = ""
+    revised: bool | None = None
 
 
 class CallKind(StrEnum):
@@ -189,13 +193,14 @@ class GameStart:
 
 @dataclass(frozen=True, kw_only=True)
 class Correction(TableEvent):
-    """The referee corrects its own earlier reading of a stock slot or of a spit card on top
-    of a spit pile (see the module doc; exactly one of ``slot`` and ``pile``).
+    """The referee corrects its own earlier reading of a stock slot or of a spit card in a
+    spit pile (see the module doc; exactly one of ``slot`` and ``pile``).
 
     The referee emits one in place of a turn the rules engine rejected because, from an
     earlier reading, it held another face-up card (``was``) in that slot, when the turn's card
     was read more surely; or when a card played on a spit card read unsurely fits that
-    reading's runner-up and not the reading. It is no player's action: the rules never fault
+    reading's runner-up and not the reading; or when a card read elsewhere clashes with a spit
+    card's reading and the likelier pair of readings has the spit card's runner-up. It is no player's action: the rules never fault
     it, and scoring does not count it as an event."""
 
     kind: ClassVar[str] = "correct"

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from referee.events import Call, GameStart, Record, TableEvent, Verdict
-from referee.rules import Game, GameOutcome, InconsistentEvent, RuleSet
+from referee.rules import Game, GameOutcome, InconsistentEvent, Judgement, RuleSet
+from referee.rules.hindsight import FOUND_BENEATH, Hindsight
 
 
 @dataclass
@@ -60,11 +61,13 @@ def judge_records(records: Iterable[Record], line_numbers: list[int] | None = No
     """
     current: JudgedGame | None = None
     game: Game | None = None
+    hindsight = Hindsight()
     for index, record in enumerate(records):
         if isinstance(record, GameStart):
             if current is not None:
                 yield _finish(current, game)
             current, game = JudgedGame(record), Game(record.rules)
+            hindsight.clear()
             continue
         if current is None or game is None:
             current = JudgedGame(GameStart(t=0.0, rules=RuleSet()))
@@ -74,17 +77,34 @@ def judge_records(records: Iterable[Record], line_numbers: list[int] | None = No
         elif isinstance(record, TableEvent):
             current.events.append(record)
             try:
-                judgement = game.apply(record)
+                judgement, revised, game = _judge(hindsight, game, record)
             except InconsistentEvent as exc:
                 if line_numbers is not None:
                     exc = InconsistentEvent(exc.message, f"{source}:{line_numbers[index]}: {exc.where}")
                 current.errors.append(exc)
                 continue
             current.verdicts.append(judgement.verdict)
+            for again in revised:  # one verdict per event: the one given anew replaces it
+                current.verdicts = [again if v.event == again.event else v for v in current.verdicts]
             current.kinds[judgement.verdict.event] = record.kind
             current.calls.extend(judgement.calls)
     if current is not None:
         yield _finish(current, game)
+
+
+def _judge(hindsight: Hindsight, game: Game, event: TableEvent
+           ) -> tuple[Judgement, tuple[Verdict, ...], Game]:
+    """``event``'s judgement, the verdicts given anew and the state after: an event found beneath
+    events already judged (``found_beneath`` in its evidence) is judged in its place, as the
+    referee judged it (:mod:`referee.rules.hindsight`); when it cannot be, as it comes."""
+    if (event.evidence or {}).get(FOUND_BENEATH) and hindsight.covers(event):
+        try:
+            late = hindsight.judge_in_place(game, event)
+        except InconsistentEvent:
+            late = None
+        if late is not None:
+            return late.judgement, late.revised, late.game
+    return hindsight.apply(game, event), (), game
 
 
 def _finish(judged: JudgedGame, game: Game | None) -> JudgedGame:

@@ -461,6 +461,7 @@ class Score:
     flagged: list[FaultMatch] = field(default_factory=list)
     missed_faults: list[FaultRef] = field(default_factory=list)
     false_faults: list[FaultRef] = field(default_factory=list)
+    withdrawn_faults: list[FaultRef] = field(default_factory=list)  # given, then replaced (revised)
     races: list[Race] = field(default_factory=list)  # first touch (plays)
     slaps: list[Race] = field(default_factory=list)  # slap order
     warnings: list[str] = field(default_factory=list)
@@ -503,7 +504,7 @@ class Score:
             setattr(out, name, {k: mine.get(k, 0) + theirs.get(k, 0) for k in EVENT_TYPES
                                 if mine.get(k, 0) + theirs.get(k, 0)})
         for name in ("matches", "missed", "invented", "flagged", "missed_faults", "false_faults",
-                     "races", "slaps", "warnings"):
+                     "withdrawn_faults", "races", "slaps", "warnings"):
             setattr(out, name, getattr(self, name) + getattr(other, name))
         return out
 
@@ -532,6 +533,8 @@ class Score:
                 "precision": faults.right / found_faults if found_faults else None,
                 "missed_list": [f.to_json() for f in self.missed_faults],
                 "false_list": [f.to_json() for f in self.false_faults],
+                "withdrawn": len(self.withdrawn_faults),
+                "withdrawn_list": [f.to_json() for f in self.withdrawn_faults],
             },
             "first_touch": {
                 **self.first_touch().to_json(),
@@ -601,10 +604,12 @@ def _table_events(game: LoggedGame | None, source: str) -> list[EventRef]:
 
 
 def _fault_refs(game: LoggedGame | None, source: str) -> list[FaultRef]:
+    """The faults that stand: of an event's verdicts the last (a verdict given anew, ``revised``,
+    replaces the one before)."""
     if game is None:
         return []
     out = []
-    for v in game.verdicts:
+    for v in _standing(game.verdicts).values():
         if v.outcome != Outcome.FAULT:
             continue
         event = game.events[v.event] if v.event < len(game.events) else None
@@ -612,6 +617,24 @@ def _fault_refs(game: LoggedGame | None, source: str) -> list[FaultRef]:
             continue
         out.append(FaultRef(source, game.number, v, event))
     return out
+
+
+def _standing(verdicts: Iterable[Verdict]) -> dict[int, Verdict]:
+    """Each event's standing verdict (its last), by event number."""
+    out: dict[int, Verdict] = {}
+    for v in verdicts:
+        out[v.event] = v
+    return out
+
+
+def _withdrawn(game: LoggedGame | None, source: str) -> list[FaultRef]:
+    """Faults given and then replaced by a verdict anew that is no fault (the board had shown them)."""
+    if game is None:
+        return []
+    standing = _standing(game.verdicts)
+    return [FaultRef(source, game.number, v, game.events[v.event] if v.event < len(game.events) else None)
+            for v in game.verdicts
+            if v.outcome == Outcome.FAULT and standing[v.event].outcome != Outcome.FAULT]
 
 
 def _score_game(result: Score, number: int, t_game: LoggedGame | None, t_source: str,
@@ -631,6 +654,7 @@ def _score_game(result: Score, number: int, t_game: LoggedGame | None, t_source:
     result.missed += [_unmatched(r, lone_f, tolerance_s, near) for r in lone_t]
     result.invented += [_unmatched(r, lone_t, tolerance_s, near) for r in lone_f]
     _score_faults(result, t_game, t_source, f_game, f_source, matches, tolerance_s)
+    result.withdrawn_faults += _withdrawn(f_game, f_source)
     if t_game is not None:
         window = t_game.start.rules.race_window_s
         by_truth = {m.truth.index: m.found for m in matches}

@@ -24,6 +24,8 @@ RECORDS = [
                evidence={"corrects": "turn"}),
     Correction(t=22.0, frame=660, player=Player.A, pile=1, card=Card.parse("AS"), was=Card.parse("KS"),
                evidence={"corrects": "doubtful spit card"}),
+    Verdict(t=12.48, frame=374, event=0, player=Player.A, outcome=Outcome.LEGAL, message="judged again",
+            revised=True),
 ]
 
 
@@ -39,6 +41,8 @@ def test_round_trip_keeps_every_field() -> None:
 def test_lines_are_compact_json_with_type_first() -> None:
     line = record_to_json(RECORDS[3])
     assert line == '{"type":"slap","t":20.0,"player":"B","pile":1}'
+    assert '"revised"' not in record_to_json(RECORDS[2])  # left out unless a verdict was given anew
+    assert record_to_json(RECORDS[-1]).endswith('"revised":true}')
 
 
 GOOD = '{"type":"slap","t":1.0,"player":"A","pile":1}'
@@ -58,6 +62,8 @@ GOOD = '{"type":"slap","t":1.0,"player":"A","pile":1}'
     ('{"type":"correct","t":1.0,"player":"A","card":"KC","was":"QC"}', "slot", "not both nor neither"),
     ('{"type":"correct","t":1.0,"player":"A","slot":2,"pile":1,"card":"KC","was":"QC"}', "slot",
      "nor neither"),
+    ('{"type":"verdict","t":1.0,"event":0,"player":"A","outcome":"legal","revised":"yes"}', "revised",
+     "must be true or false"),
     ('{"type":"dance","t":1.0}', "type", "unknown record type"),
     ('{"type":"slap","t":1.0,"start":2.0,"player":"A","pile":1}', "start", "after t"),
     ('{"type":"game_start","t":0,"rules":{"V9":true}}', "rules.V9", "unknown rule setting"),

@@ -360,6 +360,26 @@ def test_faults_on_illegal_rank(tmp_path: Path) -> None:
     assert result.false_faults[0].verdict.player == Player.B
 
 
+def test_a_verdict_given_anew_replaces_the_event_s_earlier_one(tmp_path: Path) -> None:
+    """A verdict with ``revised`` answers an event judged before (a card found beneath it later):
+    only the last verdict of an event counts; a fault so replaced by no fault is withdrawn."""
+    truth = fixture_records("illegal-rank")
+    fault = next(r for r in truth if _fault(r))
+    assert isinstance(fault, Verdict)
+    # the fault given late: first judged legal, then anew as the fault
+    legal = dataclasses.replace(fault, outcome=Outcome.LEGAL, code=None, rule=None)
+    late = edited(truth, _fault, lambda r: legal)
+    late.append(dataclasses.replace(fault, revised=True))
+    result = score_pair(tmp_path, truth, late)
+    assert (result.faults().right, len(result.false_faults), len(result.withdrawn_faults)) == (1, 0, 0)
+    # the fault withdrawn: given, then replaced by a legal verdict (neither flagged nor false)
+    withdrawn = [*truth, dataclasses.replace(legal, revised=True)]
+    result = score_pair(tmp_path, truth, withdrawn)
+    assert (result.faults().right, len(result.missed_faults), len(result.false_faults)) == (0, 1, 0)
+    assert [f.verdict.code for f in result.withdrawn_faults] == ["F_ILLEGAL_RANK"]
+    assert result.to_json()["faults"]["withdrawn"] == 1
+
+
 def test_a_fault_about_an_unmatched_event_is_found_by_time(tmp_path: Path) -> None:
     truth = fixture_records("illegal-rank")
     # the faulty play was seen with the wrong card, 0.1 s late, and the fault called on it

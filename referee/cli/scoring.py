@@ -105,8 +105,10 @@ def _print_text(result: Score, truth: str, events: str) -> None:
     console.print(_events_table(result))
     faults = result.faults()
     console.print(f"faults: {faults.total} in the truth, {faults.right} flagged ({_pct(faults.accuracy)}), "
-                  f"{len(result.missed_faults)} missed, {len(result.false_faults)} false")
-    for label, refs in (("missed fault", result.missed_faults), ("false fault", result.false_faults)):
+                  f"{len(result.missed_faults)} missed, {len(result.false_faults)} false, "
+                  f"{len(result.withdrawn_faults)} withdrawn (judged again)")
+    for label, refs in (("missed fault", result.missed_faults), ("false fault", result.false_faults),
+                        ("withdrawn fault", result.withdrawn_faults)):
         for f in refs:
             console.print(f"  {label}: game {f.game} event {f.verdict.event} t={f.t:.3f} {f.verdict.player} "
                           f"{f.verdict.code}")

@@ -99,6 +99,11 @@ class Overlay:
             self._ticker.append(f"{event.t:6.2f}  {describe(event)}{mark}")
             if verdict.outcome is Outcome.FAULT:
                 self._banners.append(_Banner(_fault_text(verdict), RED, now + BANNER_S, _zone_of(event)))
+        for verdict in step.revised:  # judged again: a card found beneath it
+            mark = "legal" if verdict.outcome is Outcome.LEGAL else str(verdict.code)
+            self._ticker.append(f"{verdict.t:6.2f}  event {verdict.event} judged again: {mark}")
+            if verdict.outcome is Outcome.FAULT:
+                self._banners.append(_Banner(_fault_text(verdict), RED, now + BANNER_S))
         for call in step.calls:
             self._banners.append(_Banner(_call_text(call), BLUE, now + BANNER_S))
 

@@ -50,6 +50,7 @@ from referee.live.source import Frame
 from referee.players import Player
 from referee.rules import Game, InconsistentEvent, RuleSet
 from referee.rules.game import Judgement, Phase
+from referee.rules.hindsight import FOUND_BENEATH, Hindsight
 from referee.rules.table import Origin
 from referee.vision.calibration import Calibration
 from referee.vision.drift import DriftMonitor, DriftState, DriftStatus
@@ -217,7 +218,8 @@ class StepResult:
     t: float
     tracked: TrackedFrame
     events: list[TableEvent] = field(default_factory=list)
-    verdicts: list[Verdict] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)  # one per event, in order
+    revised: list[Verdict] = field(default_factory=list)  # verdicts given anew for events judged before
     calls: list[Call] = field(default_factory=list)
     rejected: list[InconsistentEvent] = field(default_factory=list)
     drift: DriftStatus | None = None
@@ -259,6 +261,9 @@ class Referee:
                                    else None)
         self._last_t = -math.inf  # the time of the last event the engine judged
         self.game = Game(self.rules)
+        #: the engine's recent states, to judge a card found beneath judged events in its place
+        self.hindsight = Hindsight()
+        self._revised: list[Verdict] = []  # verdicts given anew, to record after the event's own
         # hands over the markers shift the fit by a pixel or two: only a real nudge is followed
         self.drift = DriftMonitor(calibration, still_px=DRIFT_STILL_PX)
         self.drift_every = drift_every
@@ -437,6 +442,14 @@ class Referee:
         if judged is None:
             return
         self._record(judged[0], judged[1], result, quiet, item)
+        revised, self._revised = self._revised, []
+        for verdict in revised:
+            log.info("frame %s: event %d judged again: %s", ev.frame, verdict.event, verdict.message)
+            result.revised.append(verdict)
+            self._emit(verdict)
+            if self.board is not None and not quiet:
+                for sig in signals_for(verdict, []):
+                    self.board.signal(sig)
 
     def _doubtful_rank(self, ev: TableEvent, result: StepResult) -> TableEvent:
         """A play the engine would find off in rank, whose card was read less surely than
@@ -500,7 +513,7 @@ class Referee:
         fix = Correction(t=ev.t, frame=ev.frame, player=top.player, pile=ev.pile, card=alt, was=top.card,
                          evidence=evidence)
         try:
-            fixed = self.game.apply(fix)
+            fixed = self.hindsight.apply(self.game, fix)
         except InconsistentEvent as exc:
             log.info("frame %s: %s", ev.frame, exc)
             return
@@ -516,10 +529,14 @@ class Referee:
         that slot is a correction of that reading when the turn's card was read more surely than
         it (:func:`correction_for`): the later, surer look at the same slot wins. A card the engine
         holds face up elsewhere is a clash of two readings (:meth:`_resolve_clash`)."""
+        if (ev.evidence or {}).get(FOUND_BENEATH) and self.hindsight.covers(ev):
+            late = self._judged_in_place(ev, result)
+            if late is not None:
+                return late
         ev = self._doubtful_rank(ev, result)
         self._doubtful_spit_card(ev, result)
         try:
-            return ev, self.game.apply(ev)
+            return ev, self.hindsight.apply(self.game, ev)
         except InconsistentEvent as exc:
             rejected = exc
         clash = self._resolve_clash(ev, rejected, result)
@@ -528,7 +545,7 @@ class Referee:
         slot_card_play = self._play_of_the_slot_s_card(ev)
         if slot_card_play is not None:
             try:
-                return slot_card_play, self.game.apply(slot_card_play)
+                return slot_card_play, self.hindsight.apply(self.game, slot_card_play)
             except InconsistentEvent:
                 pass
         correction = correction_for(self.game, ev, rejected.message)
@@ -536,7 +553,7 @@ class Referee:
             old, new = self._read_confidence_of(correction.was, ev.player), _read_confidence(ev)
             if new > old:
                 try:
-                    fixed = self.game.apply(correction)
+                    fixed = self.hindsight.apply(self.game, correction)
                 except InconsistentEvent as why:  # e.g. the card is face up elsewhere too
                     log.info("frame %s: %s", ev.frame, why)
                 else:
@@ -550,6 +567,24 @@ class Referee:
         result.rejected.append(rejected)
         self.rejected.append(rejected)
         return None
+
+    def _judged_in_place(self, ev: TableEvent, result: StepResult) -> tuple[TableEvent, Judgement] | None:
+        """A card the observer found beneath events the engine has judged (``found_beneath`` in
+        its evidence: seen only when the cards on it were taken back), judged in its place:
+        before those events, which are judged again after it (:mod:`referee.rules.hindsight`);
+        each verdict that changes is given anew (``revised``), and the board shows a fault
+        that is new. None when it cannot be judged there (it is then judged as it comes)."""
+        try:
+            late = self.hindsight.judge_in_place(self.game, ev)
+        except InconsistentEvent as exc:
+            log.info("frame %s: %s found beneath judged events, not judged in its place: %s", ev.frame,
+                     ev.kind, exc)
+            return None
+        if late is None:
+            return None
+        self.game = late.game
+        self._revised.extend(late.revised)  # given after the late event's own verdict
+        return ev, late.judgement
 
     def _play_of_the_slot_s_card(self, ev: TableEvent) -> Play | None:
         """A play the engine refused because the slot it came from holds, for the engine, the
@@ -583,9 +618,10 @@ class Referee:
         wrong, and one gives way to the identity its reading put second (when that card is
         nowhere the engine knows): the one whose runner-up, with the other reading, is the
         likelier pair (the product of the two confidences), else the other, if it can: a stock
-        slot's reading can be corrected, a pile's cannot. When ``ev`` gives way it becomes that
-        card; when the other reading gives way, the slot holding the card is corrected to its
-        runner-up (a ``correct`` record) and ``ev`` is judged again. The observer is told of
+        slot's reading can be corrected, and a spit card's on its pile, not a played card's. When
+        ``ev`` gives way it becomes that card; when the other reading gives way, the slot or the
+        pile holding the card is corrected to its runner-up (a ``correct`` record) and ``ev`` is
+        judged again. The observer is told of
         the new identity (:meth:`Observer.rename`). None when nothing resolves it."""
         card = getattr(ev, "card", None)
         if not isinstance(card, Card) or not rejected.message.startswith(f"{card} is already face up at "):
@@ -597,8 +633,19 @@ class Referee:
             return None
         mine, theirs = _read_confidence(ev), _read_confidence(holder)
         slot = next((z for z in self.calibration.layout.zones if z.id == place), None)
-        correctable = slot is not None and slot.kind is ZoneKind.STOCK and slot.owner is not None \
-            and slot.number is not None  # only a stock slot's reading can be corrected
+        correctable = slot is not None and slot.owner is not None and slot.number is not None \
+            and slot.kind is ZoneKind.STOCK  # a stock slot's reading can be corrected
+        spit = isinstance(holder, SpitTurn) and slot is not None and slot.kind is ZoneKind.PILE
+
+        def may_give_way(record: TableEvent, second: Card) -> bool:
+            """``ev`` may become its runner-up, a slot's card be corrected to its, and a spit
+            card's on its pile (since stop 55; beneath the top, only to a card of its rank)."""
+            if record is ev or correctable:
+                return True
+            if not spit or not isinstance(holder, SpitTurn):
+                return False
+            top = self.game.piles[holder.pile].cards[-1].card if self.game.piles[holder.pile].cards else None
+            return top == card or second.rank is card.rank
         # the likelier pair of readings stands: one reading and the other's runner-up (on a tie,
         # the less sure reading gives way); when the loser has no runner-up the engine could
         # take, the other gives way
@@ -606,9 +653,9 @@ class Referee:
         holder_gives_way = (mine * _runner_up_confidence(holder), theirs < mine)
         candidates = [ev, holder] if ev_gives_way >= holder_gives_way else [holder, ev]
         loser, second = next(((r, s) for r in candidates
-                              if (r is ev or correctable)
-                              and isinstance(s := (r.evidence or {}).get("runner_up"), str)
-                              and Card.parse(s) not in self.game.known_cards()), (None, ""))
+                              if isinstance(s := (r.evidence or {}).get("runner_up"), str)
+                              and Card.parse(s) not in self.game.known_cards()
+                              and may_give_way(r, Card.parse(s))), (None, ""))
         if loser is None:
             return None
         alt = Card.parse(second)
@@ -618,7 +665,7 @@ class Referee:
             read_zone = (ev.evidence or {}).get("zone")
             renamed = replace(ev, card=alt, evidence={**(ev.evidence or {}), **swapped})  # type: ignore[call-arg]
             try:
-                judgement = self.game.apply(renamed)
+                judgement = self.hindsight.apply(self.game, renamed)
             except InconsistentEvent as exc:
                 log.info("frame %s: %s as %s: %s", ev.frame, ev.kind, alt, exc)
                 return None
@@ -626,13 +673,18 @@ class Referee:
                 self.observer.rename(read_zone, str(card), second)
             log.info("frame %s: %s; the runner-up %s stands", ev.frame, why, alt)
             return renamed, judgement
-        assert slot is not None and slot.owner is not None and slot.number is not None  # correctable
         evidence = {**(holder.evidence or {}), **swapped, "corrects": "clash"}
-        if not self._correct_to_runner_up(ev, slot.owner, slot.number, card, alt, place, evidence, result):
-            return None
+        if isinstance(holder, SpitTurn):  # (game 5361 with the model, below)
+            if not self._correct_spit_to_runner_up(ev, holder, alt, place, evidence, result):
+                return None
+        else:
+            assert slot is not None and slot.owner is not None and slot.number is not None  # correctable
+            if not self._correct_to_runner_up(ev, slot.owner, slot.number, card, alt, place, evidence,
+                                              result):
+                return None
         log.info("frame %s: %s; %s holds the runner-up %s", ev.frame, why, place, alt)
         try:
-            return ev, self.game.apply(ev)
+            return ev, self.hindsight.apply(self.game, ev)
         except InconsistentEvent as exc:
             log.info("frame %s: %s", ev.frame, exc)
             return None
@@ -645,13 +697,31 @@ class Referee:
         fix = Correction(t=ev.t, frame=ev.frame, player=player, slot=slot, card=alt, was=was,
                          evidence=evidence)
         try:
-            fixed = self.game.apply(fix)
+            fixed = self.hindsight.apply(self.game, fix)
         except InconsistentEvent as exc:
             log.info("frame %s: %s", ev.frame, exc)
             return False
         self._record(fix, fixed, result)
         if isinstance(zone, str):
             self.observer.rename(zone, str(was), str(alt))
+        return True
+
+    def _correct_spit_to_runner_up(self, ev: TableEvent, spit: SpitTurn, alt: Card, zone: str,
+                                   evidence: dict[str, object], result: StepResult) -> bool:
+        """Correct ``spit``'s card, on its pile still, to ``alt`` (a ``correct`` record naming the
+        pile, at ``ev``'s time) and tell the observer; False when the engine refuses it. Game
+        5361 with the model: A's spit AS read AC at 0.50 (AS at 0.45); A's AC, turned in slot 2
+        2.4 s later and read at 0.75, was taken back from beneath the pile to the packet (a false
+        F_TAKE_BACK), and four false faults and six events lost followed."""
+        fix = Correction(t=ev.t, frame=ev.frame, player=spit.player, pile=spit.pile, card=alt, was=spit.card,
+                         evidence=evidence)
+        try:
+            fixed = self.hindsight.apply(self.game, fix)
+        except InconsistentEvent as exc:
+            log.info("frame %s: %s", ev.frame, exc)
+            return False
+        self._record(fix, fixed, result)
+        self.observer.rename(zone, str(spit.card), str(alt))
         return True
 
     def _read_confidence_of(self, card: Card, player: Player) -> float:

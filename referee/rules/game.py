@@ -480,17 +480,21 @@ class Game:
             raise InconsistentEvent(f"{ev.card} is among {owner}'s face-down cards", where)
 
     def _correct_spit_card(self, ev: Correction, where: str) -> tuple[Fault | None, str]:
-        """A correction of the spit card on top of pile ``ev.pile``: the top must be ``ev.was``,
-        turned there from ``ev.player``'s packet (its face seen nowhere else), and ``ev.card``
-        no card known elsewhere."""
+        """A correction of ``ev.player``'s spit card ``ev.was`` in pile ``ev.pile`` (turned
+        there from their packet: its face seen nowhere else) to ``ev.card``, no card known
+        elsewhere: the pile's top, or (since stop 55) a card beneath it when the two are of one
+        rank (the verdicts judged on it stand)."""
         assert ev.pile is not None
         pile = self._pile(ev.pile, where)
-        top = pile.cards[-1] if pile.cards else None
-        if top is None or top.card != ev.was or top.origin is not Origin.PACKET \
-                or top.player is not ev.player:
-            raise InconsistentEvent(f"pile {ev.pile}'s top is not {ev.player}'s spit card {ev.was}", where)
+        index = next((i for i in range(pile.size - 1, -1, -1) if pile.cards[i].card == ev.was), None)
+        entry = pile.cards[index] if index is not None else None
+        if entry is None or entry.origin is not Origin.PACKET or entry.player is not ev.player:
+            raise InconsistentEvent(f"there is not {ev.player}'s spit card {ev.was} on pile {ev.pile}", where)
+        if index != pile.size - 1 and ev.card.rank is not ev.was.rank:
+            raise InconsistentEvent(f"{ev.was} lies beneath pile {ev.pile}'s top: only a card of its rank "
+                                    "can be read for it", where)
         self._check_corrected_card(ev, where)
-        pile.cards[-1] = replace(top, card=ev.card)
+        pile.cards[index] = replace(entry, card=ev.card)
         del self._visible[ev.was]
         self._reveal(ev.card, f"pile{ev.pile}")
         return None, f"{ev.player}'s spit card on pile {ev.pile} is {ev.card}: it was read as {ev.was}"

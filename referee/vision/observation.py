@@ -44,6 +44,7 @@ import numpy as np
 from referee.cards import Card
 from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TableEvent, TakeBack, TakePile, Turn
 from referee.players import Player
+from referee.rules.hindsight import FOUND_BENEATH
 from referee.vision.mat import MatLayout, Zone, ZoneKind
 from referee.vision.tracking import HandBlob, StrayChange, TrackedFrame, ZoneChange, ZoneObservation
 
@@ -1641,7 +1642,10 @@ class Observer:
                 # the top of a pile as far as we know: the pile's change will explain it, or has
                 # (a take-back read not surely enough there, now seen back in its slot)
                 return self._take_back_seen_in_slot(pile_n, change)
-            beneath = next((p for p in pile if p.card == new and p.player in (None, player)), None)
+            # (not a spit card: none goes back to a stock slot, one of the two readings is wrong;
+            # game 5361 with the model: A's spit AS, read AC, and A's AC turned in slot 2)
+            beneath = next((p for p in pile if p.card == new and p.player in (None, player)
+                            and p.slot is not None), None)
             if beneath is not None and (reading.confidence >= TAKE_BACK_CONFIDENCE or read_before
                                         or self._back_from_beneath(self._zone[change.zone], reading)):
                 # taken back from under a later card: the pile's top stays (read less surely, or
@@ -1657,9 +1661,15 @@ class Observer:
                     break
                 pile.remove(beneath)
                 taker = beneath.player or player
+                # (found beneath a later card, and timed by the hand's visit, maybe before that
+                # card was judged: judged in its place, game 5366, both recognitions: A's JC
+                # taken back 0.33 s before B's QH was put on the 10C beneath, found when the JC
+                # showed in its slot; the QH was judged on the JC, legal, and its take-back a
+                # false F_TAKE_BACK, its F_ILLEGAL_RANK missed)
                 return [TakeBack(t=self._lifted_from_beneath(pile_n, taker, since[0], change.time),
                                  frame=change.frame, player=taker, pile=pile_n, card=Card.parse(new),
-                                 evidence=self._evidence(change, reading, since, beneath=True))]
+                                 evidence=self._evidence(change, reading, since, beneath=True,
+                                                         **{FOUND_BENEATH: True}))]
         card = Card.parse(new)
         evidence = self._evidence(change, reading, since)
         if old == "back":
@@ -1882,23 +1892,7 @@ class Observer:
             lifted = max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S)
             # of two, the top one was lifted first, as the hands came: the other as for one
             lifts = [since[0] + TAKE_BACK_GRAB_S, lifted] if depth == 3 else [lifted]
-            taken: list[TableEvent] = []
-            for at in lifts:  # the top card first
-                gone = pile.pop()
-                player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
-                if gone.player is not None and gone.slot is not None:
-                    # back in a slot that has not settled since it left (the hand never left
-                    # it): what the slot shows when it settles says whether it left again
-                    # (game 5138: B's QS taken back to slot 3 and moved on to slot 1 in one
-                    # busy spell; slot 3's back, when it settled, was taken for the play's
-                    # departure, and the QS for a turn in slot 1)
-                    self._gone_before_settled.discard((gone.card, gone.player, gone.slot))
-                    if not self._back_in_its_slot(gone, reading):  # (not seen there already)
-                        self._returning[gone.card] = (gone.player, gone.slot)
-                taken.append(TakeBack(t=at, frame=change.frame, player=player,
-                                      pile=pile_n, card=Card.parse(gone.card),
-                                      evidence=self._evidence(change, reading, since)))
-            return taken
+            return [self._lift(change, reading, since, pile_n, at) for at in lifts]  # the top card first
         reading = self._read_as_departed(change, reading, since)
         new = self.state.tops[change.zone] = reading.label
         events: list[TableEvent] = []
@@ -1947,6 +1941,9 @@ class Observer:
             turned = self._turned_and_played(change, reading, since, pile_n, t)
             if turned:
                 return events + turned
+            uncovered = [] if events else self._uncovered_spit_card(change, reading, since, pile_n)
+            if uncovered:
+                return uncovered
             # no slot held it: a spit card, from the packet of a player whose hand was there
             spitter = self._spit_player(change, since)
             if spitter is None:
@@ -1967,6 +1964,61 @@ class Observer:
                            card=card, hand=self._hand_of(player, start, slot),
                            evidence=self._evidence(change, reading, since, underneath=under)))
         return events
+
+    def _lift(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int], pile_n: int,
+              at: float) -> TakeBack:
+        """The take-back, at ``at``, of the top of pile ``pile_n`` (taken off the pile)."""
+        gone = self.state.piles[pile_n].pop()
+        player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
+        if gone.player is not None and gone.slot is not None:
+            # back in a slot that has not settled since it left (the hand never left it): what
+            # the slot shows when it settles says whether it left again (game 5138: B's QS
+            # taken back to slot 3 and moved on to slot 1 in one busy spell; slot 3's back, when
+            # it settled, was taken for the play's departure, and the QS for a turn in slot 1)
+            self._gone_before_settled.discard((gone.card, gone.player, gone.slot))
+            if not self._back_in_its_slot(gone, reading):  # (not seen there already)
+                self._returning[gone.card] = (gone.player, gone.slot)
+        return TakeBack(t=at, frame=change.frame, player=player, pile=pile_n, card=Card.parse(gone.card),
+                        evidence=self._evidence(change, reading, since))
+
+    def _uncovered_spit_card(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                             pile_n: int) -> list[TableEvent]:
+        """A card from no slot, read on a pile whose top one player played, while only that
+        player's hand was on the pile since it went busy and they did not go to their packet:
+        they took the top back, and the card lay beneath it, a spit card covered by the top
+        (game 5336, both recognitions: B's spit KC covered 60 ms later by A's 3S, seen only when
+        A took the 3S back; it was taken for B's spit card put on the 3S, the 3S's take-back
+        for one from beneath it, a false F_TAKE_BACK, and the 3S's F_ILLEGAL_RANK on the KC was
+        missed). The spit card's turn, timed a frame before the top's touch and marked
+        ``FOUND_BENEATH`` (the referee judges it in its place, before the top), of the player
+        whose packet visit came last before that touch; then the top's take-back. [] when not
+        so, or when nobody went to their packet before the top's touch."""
+        pile = self.state.piles.get(pile_n, [])
+        top = pile[-1] if pile else None
+        if top is None or top.player is None or top.slot is None \
+                or not self._hand_was_over(change.zone, top.player, since[0]) \
+                or self._hand_was_over(change.zone, top.player.other, since[0]) \
+                or top.player in self._packet_visits(since, change.time):
+            return []
+        touched = max((t for (_, card), t in self._play_times.items() if card == top.card), default=None)
+        if touched is None:
+            return []
+        visits = self._packet_visits((touched, -1), touched)
+        if not visits:
+            return []
+        spitter = max(visits, key=lambda p: visits[p])
+        self._packet_visit_used[spitter] = visits[spitter]
+        lifted = self._lift(change, reading, since, pile_n,
+                            max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S))
+        pile.append(_PileCard(reading.label, spitter, None))
+        log.info("frame %d: %s shows %s, from no slot, under %s's hand alone: %s taken back, the %s beneath "
+                 "it %s's spit card", change.frame, change.zone, reading.label, top.player.value, top.card,
+                 reading.label, spitter.value)
+        spit = SpitTurn(t=touched - 1.0 / 30, frame=change.frame, player=spitter, pile=pile_n,
+                        card=Card.parse(reading.label),
+                        evidence=self._evidence(change, reading, since, layering=f"under {top.card}",
+                                                **{FOUND_BENEATH: True}))
+        return [spit, lifted]
 
     def _put_by_the_other_hand(self, change: ZoneChange, top: _PileCard, since: tuple[float, int]) -> bool:
         """A pile that now shows the card beneath its top, while only the hand of the player

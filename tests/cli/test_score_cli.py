@@ -49,7 +49,7 @@ def test_json_has_the_documented_keys() -> None:
     assert set(report["table_events"]) == {"truth", "found", "matched", "precision", "recall", "by_type",
                                            "missed", "invented"}
     assert set(report["faults"]) == {"truth", "flagged", "missed", "false", "recall", "precision",
-                                     "missed_list", "false_list"}
+                                     "missed_list", "false_list", "withdrawn", "withdrawn_list"}
     assert set(report["first_touch"]) == {"total", "right", "accuracy", "apart", "within_frame", "races"}
     assert set(report["slap_order"]) == {"total", "right", "accuracy", "pairs"}
     assert set(report["timing"]) == {"matched", "median_ms", "p90_ms", "max_ms", "bias_ms"}

@@ -31,6 +31,7 @@ from referee.events import (
 from referee.live.pipeline import Referee, correction_for, signals_for
 from referee.live.source import open_video
 from referee.players import Player
+from referee.rules.hindsight import FOUND_BENEATH
 from referee.sim.oracle import TruthZoneReader, game_so_far
 from referee.sim.truth import read_events
 from referee.vision.calibration import load_calibration
@@ -244,6 +245,53 @@ def test_a_clash_stays_rejected_when_the_runner_up_is_unknown_or_impossible() ->
     # the runner-up is the other spit card, face up already
     referee = judged(slot, a_spit, spit(Player.B, 2, "2H", second(0.6, "QD", 0.3)))
     assert len(referee.rejected) == 1 and referee.game.piles[2].top is None
+
+
+def test_a_spit_card_beneath_a_pile_s_top_gives_way_to_a_card_of_its_rank_read_in_a_slot() -> None:
+    """Game 5361 with the model: A's spit AS, read AC at 0.50 (AS at 0.45) and covered by B's
+    2D; A's AC, turned in slot 2 and read at 0.75 (AS at 0.28), clashed with it, and the turn
+    became its runner-up. The likelier pair is AC in the slot and AS on the pile: the spit card,
+    beneath the top, is corrected to a card of its rank (a ``correct`` record naming the pile)."""
+    b_turn = Turn(t=1.5, player=Player.B, slot=1, card=Card.parse("2D"), evidence=read(0.9))
+    covered = Play(t=3.0, player=Player.B, slot=1, pile=1, card=Card.parse("2D"), evidence=read(0.9))
+    a_turn = Turn(t=4.0, player=Player.A, slot=2, card=Card.parse("AC"), evidence=second(0.75, "AS", 0.28))
+    for runner_up in ("AS", "KC"):
+        a_spit = spit(Player.A, 1, "AC", {**second(0.50, runner_up, 0.45), "zone": "pile1"})
+        referee = judged(b_turn, a_spit, spit(Player.B, 2, "3H"), covered, a_turn)
+        fixes = [r for r in referee.records if isinstance(r, Correction)]
+        assert not referee.rejected
+        if runner_up == "AS":
+            assert [(f.pile, str(f.card), str(f.was), f.evidence["corrects"]) for f in fixes] == [
+                (1, "AS", "AC", "clash")]
+            assert [str(c.card) for c in referee.game.piles[1].cards] == ["AS", "2D"]
+            assert str(referee.game.sides[Player.A].stock[1].top) == "AC"
+        else:  # a card of another rank cannot lie beneath the 2D: the turn gives way, as before
+            assert fixes == [] and str(referee.game.sides[Player.A].stock[1].top) == "AS"
+
+
+def test_a_card_found_beneath_judged_events_is_judged_in_its_place_and_their_verdicts_given_anew() -> None:
+    """A's 6S, covered by B's 7C 50 ms later and seen only when the 7C was taken back, is
+    marked ``found_beneath``: the 7C (an F_ILLEGAL_RANK on the 5D) is judged again on it, legal,
+    in a verdict given anew after the 6S's own."""
+    a_turn = Turn(t=1.0, player=Player.A, slot=1, card=Card.parse("6S"), evidence=read(0.9))
+    b_turn = Turn(t=1.5, player=Player.B, slot=1, card=Card.parse("7C"), evidence=read(0.9))
+    seven = Play(t=3.05, player=Player.B, slot=1, pile=1, card=Card.parse("7C"), evidence=read(0.9))
+    six = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("6S"), evidence={FOUND_BENEATH: True})
+    for marked in (True, False):
+        late = six if marked else replace(six, evidence={})
+        referee = judged(a_turn, b_turn, spit(Player.A, 1, "5D"), spit(Player.B, 2, "3H"), seven, late)
+        records = referee.records
+        first = next(r for r in records if isinstance(r, Verdict) and r.t == 3.05)
+        assert first.code == "F_ILLEGAL_RANK"
+        if not marked:  # judged as it comes, on the 5D beneath the flagged 7C: nothing revised
+            assert not any(isinstance(r, Verdict) and r.revised for r in records)
+            continue
+        i = records.index(late)
+        own, again = records[i + 1], records[i + 2]
+        assert isinstance(own, Verdict) and own.outcome is Outcome.LEGAL and own.event == first.event + 1
+        assert isinstance(again, Verdict) and again.revised and again.event == first.event
+        assert again.outcome is Outcome.LEGAL and not referee.rejected
+        assert [str(c.card) for c in referee.game.piles[1].cards] == ["5D", "6S", "7C"]
 
 
 def off_in_rank(read_as: float, runner_up: str, runner_up_at: float = 0.5) -> Referee:

@@ -7,7 +7,7 @@ import pytest
 
 from referee.events import Outcome
 from referee.rules import InconsistentEvent
-from tests.rules.script import A_TOPS, B_TOPS, A, Script
+from tests.rules.script import A_TOPS, B_TOPS, A, B, Script
 
 
 def started() -> Script:
@@ -71,3 +71,18 @@ def test_a_misread_spit_card_on_top_of_its_pile_is_replaced() -> None:
     assert "spit card" in judgement.verdict.message and "6H" in judgement.verdict.message
     assert str(s.game.piles[1].top) == "6H" and "5H" not in {str(c) for c in s.game.known_cards()}
     assert s.game.defects() == []
+
+
+def test_a_misread_spit_card_beneath_the_top_is_replaced_only_by_a_card_of_its_rank() -> None:
+    """Since stop 55 (game 5361 with the model: A's spit AS read AC, covered by a play): a spit
+    card beneath its pile's top may be corrected to a card of its rank (the verdicts judged on
+    it stand), not to another."""
+    s = started()
+    s.do("play", A, slot=1, pile=1, card="KS")  # onto the 5H (an F_ILLEGAL_RANK: it lies there)
+    with pytest.raises(InconsistentEvent, match="lies beneath"):
+        s.do("correct", A, pile=1, card="6H", was="5H")
+    judgement = s.do("correct", A, pile=1, card="5C", was="5H")
+    assert judgement.verdict.outcome is Outcome.LEGAL and "5C" in judgement.verdict.message
+    assert [str(c.card) for c in s.game.piles[1].cards] == ["5C", "KS"] and s.game.defects() == []
+    with pytest.raises(InconsistentEvent, match="not B's spit card"):
+        s.do("correct", B, pile=1, card="5S", was="5C")

@@ -8,6 +8,7 @@ import pytest
 
 from referee.events import Deal, Hand, Move, Play, Slap, SpitTurn, TakeBack, TakePile, Turn
 from referee.players import Player
+from referee.rules.hindsight import FOUND_BENEATH
 from referee.vision.mat import MatLayout, load_layout
 from referee.vision.observation import (
     EARLY_SLAP_FLIP_S,
@@ -1101,6 +1102,39 @@ def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: Mat
     spit = table.frame_with({"pile1": "JD"}, hands=(touching(Player.A, "pile1"),))
     assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.A)]
     assert table.frame_with({"pile2": "2H"}) == []  # no packet visit left: not explained
+
+
+@pytest.mark.parametrize("then", ["A alone", "B there too", "A at A's packet"])
+def test_a_card_from_no_slot_uncovered_by_the_top_s_player_alone_lay_beneath_the_top(
+        layout: MatLayout, then: str) -> None:
+    """Game 5336 (both recognitions): B's spit KC covered 60 ms later by A's 3S was seen only when
+    A took the 3S back; it was taken for B's spit card put on the 3S (B's packet visit before
+    the 3S still unspent), the 3S's take-back for one from beneath it (a false F_TAKE_BACK) and
+    the 3S's F_ILLEGAL_RANK on the KC was missed. A card from no slot that shows when only the
+    top's player's hand was on the pile, who did not go to their packet, lay beneath the top:
+    the top was taken back, and the card is a spit card found beneath it, timed before it. With
+    the other player's hand on the pile, or the top's player at their packet, it is a spit card
+    put on the top, as before."""
+    table = Table(layout)
+    table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile2",))  # B's spit card
+    on = (hand(Player.A, "pile2", "A.stock1"), touching(Player.B, "pile2"))
+    table.frame_with({"A.stock1": "back"}, hands=on, unsettled=("pile2",))  # A takes the 4D
+    played = table.frame_with({"pile2": "4D"}, hands=on)
+    assert [(type(e), str(e.card)) for e in played] == [(Play, "4D")]
+    table.idle(20)
+    lifting = {"A alone": (hand(Player.A, "pile2"),),
+               "B there too": (hand(Player.A, "pile2"), touching(Player.B, "pile2")),
+               "A at A's packet": (hand(Player.A, "pile2"), touching(Player.A, "A.packet"))}[then]
+    events = table.frame_with({"pile2": "3C"}, hands=lifting)
+    if then != "A alone":
+        assert [type(e) for e in events] == [SpitTurn] and FOUND_BENEATH not in (events[0].evidence or {})
+        return
+    assert [(type(e), e.player, str(e.card)) for e in events] == [
+        (SpitTurn, Player.B, "3C"), (TakeBack, Player.A, "4D")]
+    spit, back = events
+    assert spit.t == pytest.approx(played[0].t - 1 / FPS) and (spit.evidence or {})[FOUND_BENEATH] is True
+    assert (spit.evidence or {})["layering"] == "under 4D" and back.t > played[0].t
+    assert table.frame_with({"A.stock1": "4D"}, hands=(hand(Player.A, "A.stock1"),)) == []  # back in its slot
 
 
 def test_a_packet_busy_while_only_its_owner_s_hand_reaches_near_it_was_visited(layout: MatLayout) -> None:
