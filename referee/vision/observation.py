@@ -1231,16 +1231,20 @@ class Observer:
                     and top != reading.label
                     and (zone in self._under_hand or not self._still_there(obs))
                     and self._hand_was_over(change.zone, player, since[0])
-                    and not self._under_the_arm_only(zone, tracked)):
+                    and not self._under_the_arm_only(zone, tracked, until=change.frame)):
                 slots.add(zone)
         return slots
 
-    def _under_the_arm_only(self, slot: str, tracked: TrackedFrame | None) -> bool:
-        """Whether a busy stock slot has lain only under its owner's arm since it went busy:
-        in every frame since, a hand of theirs was seen, their arm was seen over the slot, and no
-        hand's tip (the fingers) came within ``SLOT_REACH_MM`` of its outline. Its card cannot
-        have been taken (race-eval seed 6581 with the model: pile 2's race waited 0.53 s for A's
-        slot 4, under A's arm reaching for pile 2, its tip 96 mm off the slot at its nearest).
+    def _under_the_arm_only(self, slot: str, tracked: TrackedFrame | None, until: int | None = None) -> bool:
+        """Whether a busy stock slot has lain only under its owner's arm since it went busy (up
+        to frame ``until``, when given): in every frame since, a hand of theirs was seen, their
+        arm was seen over the slot, and no hand's tip (the fingers) came within
+        ``SLOT_REACH_MM`` of its outline. Its card cannot have been taken (by then: a pile that
+        settled at ``until`` cannot hold it; game 5370 with perfect recognition, A's fingers
+        reached slot 4 two frames after pile 1 settled, the pile waited for the slot and took
+        A's 2H, played onto the other pile 0.9 s later, for a card beneath A's spit card; race-eval
+        seed 6581 with the model: pile 2's race waited 0.53 s for A's slot 4, under A's arm
+        reaching for pile 2, its tip 96 mm off the slot at its nearest).
         Two arms joined count by the tip of each one's part (the race's arms join at the pile).
         Not known (False) when the frames since it went busy are older than the hands
         remembered, or a frame saw no hand of the player: a hand the tracker lost may have
@@ -1252,7 +1256,7 @@ class Observer:
         outline = self._slot_outline[slot]
         over = False
         for frame, _, hands in self._hands_seen:
-            if frame < busy_since:
+            if frame < busy_since or (until is not None and frame > until):
                 continue
             if not any(h.player is player for h in hands):
                 return False

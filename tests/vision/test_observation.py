@@ -2970,6 +2970,28 @@ def test_a_pile_does_not_wait_for_a_slot_that_lay_only_under_its_player_s_arm(la
     assert [(e.player, str(e.card)) for e in events] == [(Player.B, "QC"), (Player.A, "4D"), (Player.A, "KD")]
 
 
+def test_a_slot_the_fingers_reach_only_after_the_pile_settled_is_not_waited_for(layout: MatLayout) -> None:
+    """Game 5370 with perfect recognition: pile 1 (A's spit card) waited for pile 2; A's fingers
+    reached slot 4, under A's arm until then, two frames after pile 1 settled, and the pile then
+    waited for the slot: A's 2H, which left it then for the other pile, was taken for a card
+    beneath the spit card (a false F_ILLEGAL_RANK, a race and its F_LOST_TOUCH lost). What the
+    fingers did after the pile settled cannot have put a card under it."""
+    table = Table(layout)
+    table.frame_with({"B.stock2": "back"})  # B's QC left: it may lie under what lands next
+    slot1, slot2 = layout.zone("A.stock1"), layout.zone("A.stock2")
+    box = (80.0, 300.0, 260.0, 420.0)
+    grabbing = HandBlob(Player.A, 20000.0, box, slot2.center, ("A.stock1", "A.stock2"))
+    on = (hand(Player.A, "pile1", "A.stock1"), hand(Player.B, "pile1"))  # A's arm over slot 1
+    table.busy_since["A.stock1"] = table.frame + 2
+    assert table.frame_with({"A.stock2": "back"}, hands=on, before=(grabbing, hand(Player.B, "pile1")),
+                            unsettled=("A.stock1", "pile1", "pile2")) == []
+    assert table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1", "pile2")) == []  # pile 2 busy
+    fingers = (HandBlob(Player.A, 20000.0, box, slot1.center, ("A.stock1",)), hand(Player.B, "pile1"))
+    assert table.frame_with(hands=fingers, unsettled=("A.stock1", "pile2")) == []
+    events = table.frame_with(hands=fingers, unsettled=("A.stock1",))  # pile 2 settles as it was
+    assert [(e.player, str(e.card)) for e in events] == [(Player.B, "QC"), (Player.A, "KD")]
+
+
 def test_a_pile_waits_for_a_slot_that_settled_empty_under_the_hand(layout: MatLayout) -> None:
     table = Table(layout)
     on = (hand(Player.B, "pile2", "B.stock2", "B.stock4"),)
