@@ -1291,18 +1291,22 @@ def _fallback_t(est: _Estimate, ev: TableEvent, busy_long_s: float) -> float:
     """An event's time when its contact estimate is not used: the observer's, except for a card
     whose track shows when it left its slot and that is found underneath, or that the observer
     timed from a pile's settle more than ``busy_long_s`` after the pile went busy: at most a
-    carry after it left. The observer times a card underneath from its own start, when the
-    slot's picture stopped moving, which can come half a second after the card left (game 5009:
-    three cards onto one pile in one busy spell; the first, 0.43 s late, lost its race); a pile
-    under hands that stay settles long after its cards landed (race-eval seed 6324: B's 8H, on
-    top of a touch race, was put 0.46 s late, and its F_LOST_TOUCH with it)."""
+    carry after it left, and not before its pile went busy (game 5377, both recognitions: B's
+    2C, under A's 2H, was put 0.09 s before the pile went busy, 0.31 s early, and A's 2H, taken
+    up after that, was no touch race: an F_ILLEGAL_RANK for the F_LOST_TOUCH). The observer
+    times a card underneath from its own start, when the slot's picture stopped moving, which
+    can come half a second after the card left (game 5009: three cards onto one pile in one busy
+    spell; the first, 0.43 s late, lost its race); a pile under hands that stay settles long
+    after its cards landed (race-eval seed 6324: B's 8H, on top of a touch race, was put 0.46 s
+    late, and its F_LOST_TOUCH with it)."""
     evidence = ev.evidence or {}
     busy_from = evidence.get("since_t")
     busy_long = isinstance(ev, Play) and isinstance(busy_from, (int, float)) \
         and ev.t - busy_from > busy_long_s
     if (evidence.get("underneath") is True or busy_long) and est.left is not None \
             and not (isinstance(busy_from, (int, float)) and est.left < busy_from - LEFT_BEFORE_BUSY_MAX_S):
-        return min(ev.t, est.left + PLAY_CARRY_S)
+        carried = est.left + PLAY_CARRY_S
+        return min(ev.t, max(busy_from, carried) if isinstance(busy_from, (int, float)) else carried)
     return ev.t
 
 

@@ -618,6 +618,10 @@ def test_a_card_with_no_contact_estimate_underneath_or_settled_late_is_timed_a_c
     # (game 5304 with perfect recognition: B's 3C, its slot under B's slapping arm 1.1 s before)
     on_top = replace(under, t=25.98, evidence={"underneath": ["JC", "2C"], "since_t": 25.7})
     assert _fallback_t(_Estimate(None, "poor fit", left=24.4), on_top, 0.25) == 25.98
+    # nor before its pile went busy: it touched the pile after (game 5377: B's 2C, under A's 2H,
+    # left its slot 0.55 s before the pile went busy, was put 0.09 s before that, 0.31 s early)
+    under_busy = replace(under, t=19.11, evidence={"underneath": True, "since_t": 18.767})
+    assert _fallback_t(_Estimate(None, "poor fit", left=18.217), under_busy, 0.25) == 18.767
 
 
 def test_a_slap_during_play_goes_to_the_engine_at_once() -> None:
