@@ -200,8 +200,8 @@ class Correction(TableEvent):
     earlier reading, it held another face-up card (``was``) in that slot, when the turn's card
     was read more surely; or when a card played on a spit card read unsurely fits that
     reading's runner-up and not the reading; or when a card read elsewhere clashes with a spit
-    card's reading and the likelier pair of readings has the spit card's runner-up. It is no player's action: the rules never fault
-    it, and scoring does not count it as an event."""
+    card's reading and the likelier pair of readings has the spit card's runner-up. It is no
+    player's action: the rules never fault it, and scoring does not count it as an event."""
 
     kind: ClassVar[str] = "correct"
     slot: int | None = None

@@ -512,16 +512,8 @@ class Referee:
                     "corrects": "doubtful spit card"}
         fix = Correction(t=ev.t, frame=ev.frame, player=top.player, pile=ev.pile, card=alt, was=top.card,
                          evidence=evidence)
-        try:
-            fixed = self.hindsight.apply(self.game, fix)
-        except InconsistentEvent as exc:
-            log.info("frame %s: %s", ev.frame, exc)
-            return
-        log.info("frame %s: %s", ev.frame, why)
-        self._record(fix, fixed, result)
-        zone = evidence.get("zone")
-        if isinstance(zone, str):
-            self.observer.rename(zone, str(top.card), str(alt))
+        if self._correct(fix, evidence.get("zone"), result):
+            log.info("frame %s: %s", ev.frame, why)
 
     def _apply(self, ev: TableEvent, result: StepResult) -> tuple[TableEvent, Judgement] | None:
         """The engine's judgement of ``ev`` (or of the event it became), or None when it rejects
@@ -674,8 +666,14 @@ class Referee:
             log.info("frame %s: %s; the runner-up %s stands", ev.frame, why, alt)
             return renamed, judgement
         evidence = {**(holder.evidence or {}), **swapped, "corrects": "clash"}
-        if isinstance(holder, SpitTurn):  # (game 5361 with the model, below)
-            if not self._correct_spit_to_runner_up(ev, holder, alt, place, evidence, result):
+        if isinstance(holder, SpitTurn):
+            # the spit card on its pile (game 5361 with the model: A's spit AS read AC at 0.50,
+            # AS at 0.45; A's AC, turned in slot 2 2.4 s later and read at 0.75, had been taken
+            # back from beneath the pile to the packet, a false F_TAKE_BACK, and four false
+            # faults and six events lost followed)
+            fix = Correction(t=ev.t, frame=ev.frame, player=holder.player, pile=holder.pile, card=alt,
+                             was=card, evidence=evidence)
+            if not self._correct(fix, place, result):
                 return None
         else:
             assert slot is not None and slot.owner is not None and slot.number is not None  # correctable
@@ -694,34 +692,20 @@ class Referee:
         """Correct ``player``'s ``slot`` from ``was`` to ``alt`` (a ``correct`` record at ``ev``'s
         time) and tell the observer the card in ``zone`` is ``alt``; False when the engine
         refuses the correction."""
-        fix = Correction(t=ev.t, frame=ev.frame, player=player, slot=slot, card=alt, was=was,
-                         evidence=evidence)
+        return self._correct(Correction(t=ev.t, frame=ev.frame, player=player, slot=slot, card=alt, was=was,
+                                        evidence=evidence), zone, result)
+
+    def _correct(self, fix: Correction, zone: object, result: StepResult) -> bool:
+        """Apply and record the correction ``fix`` and tell the observer the card in ``zone`` is
+        ``fix.card``; False when the engine refuses it."""
         try:
             fixed = self.hindsight.apply(self.game, fix)
         except InconsistentEvent as exc:
-            log.info("frame %s: %s", ev.frame, exc)
+            log.info("frame %s: %s", fix.frame, exc)
             return False
         self._record(fix, fixed, result)
         if isinstance(zone, str):
-            self.observer.rename(zone, str(was), str(alt))
-        return True
-
-    def _correct_spit_to_runner_up(self, ev: TableEvent, spit: SpitTurn, alt: Card, zone: str,
-                                   evidence: dict[str, object], result: StepResult) -> bool:
-        """Correct ``spit``'s card, on its pile still, to ``alt`` (a ``correct`` record naming the
-        pile, at ``ev``'s time) and tell the observer; False when the engine refuses it. Game
-        5361 with the model: A's spit AS read AC at 0.50 (AS at 0.45); A's AC, turned in slot 2
-        2.4 s later and read at 0.75, was taken back from beneath the pile to the packet (a false
-        F_TAKE_BACK), and four false faults and six events lost followed."""
-        fix = Correction(t=ev.t, frame=ev.frame, player=spit.player, pile=spit.pile, card=alt, was=spit.card,
-                         evidence=evidence)
-        try:
-            fixed = self.hindsight.apply(self.game, fix)
-        except InconsistentEvent as exc:
-            log.info("frame %s: %s", ev.frame, exc)
-            return False
-        self._record(fix, fixed, result)
-        self.observer.rename(zone, str(spit.card), str(alt))
+            self.observer.rename(zone, str(fix.was), str(fix.card))
         return True
 
     def _read_confidence_of(self, card: Card, player: Player) -> float:

@@ -488,7 +488,8 @@ class Game:
         pile = self._pile(ev.pile, where)
         index = next((i for i in range(pile.size - 1, -1, -1) if pile.cards[i].card == ev.was), None)
         entry = pile.cards[index] if index is not None else None
-        if entry is None or entry.origin is not Origin.PACKET or entry.player is not ev.player:
+        if index is None or entry is None or entry.origin is not Origin.PACKET \
+                or entry.player is not ev.player:
             raise InconsistentEvent(f"there is not {ev.player}'s spit card {ev.was} on pile {ev.pile}", where)
         if index != pile.size - 1 and ev.card.rank is not ev.was.rank:
             raise InconsistentEvent(f"{ev.was} lies beneath pile {ev.pile}'s top: only a card of its rank "
