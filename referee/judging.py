@@ -59,15 +59,20 @@ def judge_records(records: Iterable[Record], line_numbers: list[int] | None = No
     as it was), so one bad event does not spoil the rest of the game. With ``line_numbers``
     (the line of each record in ``source``) an error names its line.
     """
+    records = list(records)
+    # the engine's states are kept only for a log with an event found beneath judged ones (a
+    # copy per event would triple the time `check` takes over self-played games)
+    marked = any(isinstance(r, TableEvent) and (r.evidence or {}).get(FOUND_BENEATH) for r in records)
+    hindsight = Hindsight() if marked else None
     current: JudgedGame | None = None
     game: Game | None = None
-    hindsight = Hindsight()
     for index, record in enumerate(records):
         if isinstance(record, GameStart):
             if current is not None:
                 yield _finish(current, game)
             current, game = JudgedGame(record), Game(record.rules)
-            hindsight.clear()
+            if hindsight is not None:
+                hindsight.clear()
             continue
         if current is None or game is None:
             current = JudgedGame(GameStart(t=0.0, rules=RuleSet()))
@@ -92,11 +97,13 @@ def judge_records(records: Iterable[Record], line_numbers: list[int] | None = No
         yield _finish(current, game)
 
 
-def _judge(hindsight: Hindsight, game: Game, event: TableEvent
+def _judge(hindsight: Hindsight | None, game: Game, event: TableEvent
            ) -> tuple[Judgement, tuple[Verdict, ...], Game]:
     """``event``'s judgement, the verdicts given anew and the state after: an event found beneath
     events already judged (``found_beneath`` in its evidence) is judged in its place, as the
     referee judged it (:mod:`referee.rules.hindsight`); when it cannot be, as it comes."""
+    if hindsight is None:
+        return game.apply(event), (), game
     if (event.evidence or {}).get(FOUND_BENEATH) and hindsight.covers(event):
         try:
             late = hindsight.judge_in_place(game, event)
