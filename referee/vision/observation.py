@@ -1183,11 +1183,7 @@ class Observer:
                       reading: ZoneReading, since: tuple[float, int], tracked: TrackedFrame,
                       settling: Collection[str]) -> set[str]:
         """The busy slots of the new top's player (``holder``) that went busy within
-        ``GRAB_TOGETHER_FRAMES`` of the top's own slot (one hand took both cards), or before it
-        (since stop 55: a hand may take a card and, later, the top; game 5340 with the model, B's
-        3D's slot busy 12 frames before the QS's, both put on pile 2 by one hand: the 3D, its
-        take-back and the F_TWO_CARDS were lost; a slot under the arm only, which
-        ``_busy_slots`` leaves out, was what stop 18 kept from being waited for), or that
+        ``GRAB_TOGETHER_FRAMES`` of the top's own slot (one hand took both cards), or that
         settled "empty" or surely showing a back under the hand (the card seen gone; game 5009: the
         hand came over that slot 7 frames before the top's; game 5030 at 1280x720 with the
         model: B's 7D, its slot read as a back at 0.57 under the hand that went busy 6 frames
@@ -1204,8 +1200,7 @@ class Observer:
             return slots
         return {z for z in slots if (z in self._under_hand and _seen_gone(self._under_hand[z][2]))
                 or ((busy := self._busy_since(z, tracked)) is not None
-                    and (abs(busy - grabbed) <= GRAB_TOGETHER_FRAMES
-                         or (busy < grabbed and z not in self._under_hand)))}
+                    and abs(busy - grabbed) <= GRAB_TOGETHER_FRAMES)}
 
     def _busy_since(self, zone: str, tracked: TrackedFrame) -> int | None:
         """The frame a busy zone went busy; for one that settled under a hand showing what was
