@@ -613,8 +613,8 @@ class Referee:
         slot's reading can be corrected, and a spit card's on its pile, not a played card's. When
         ``ev`` gives way it becomes that card; when the other reading gives way, the slot or the
         pile holding the card is corrected to its runner-up (a ``correct`` record) and ``ev`` is
-        judged again. The observer is told of
-        the new identity (:meth:`Observer.rename`). None when nothing resolves it."""
+        judged again. The observer is told of the new identity (:meth:`Observer.rename`). None
+        when nothing resolves it."""
         card = getattr(ev, "card", None)
         if not isinstance(card, Card) or not rejected.message.startswith(f"{card} is already face up at "):
             return None
@@ -627,17 +627,16 @@ class Referee:
         slot = next((z for z in self.calibration.layout.zones if z.id == place), None)
         correctable = slot is not None and slot.owner is not None and slot.number is not None \
             and slot.kind is ZoneKind.STOCK  # a stock slot's reading can be corrected
-        spit = isinstance(holder, SpitTurn) and slot is not None and slot.kind is ZoneKind.PILE
 
         def may_give_way(record: TableEvent, second: Card) -> bool:
             """``ev`` may become its runner-up, a slot's card be corrected to its, and a spit
             card's on its pile (since stop 55; beneath the top, only to a card of its rank)."""
             if record is ev or correctable:
                 return True
-            if not spit or not isinstance(holder, SpitTurn):
+            if not isinstance(holder, SpitTurn) or slot is None or slot.kind is not ZoneKind.PILE:
                 return False
-            top = self.game.piles[holder.pile].cards[-1].card if self.game.piles[holder.pile].cards else None
-            return top == card or second.rank is card.rank
+            cards = self.game.piles[holder.pile].cards
+            return (bool(cards) and cards[-1].card == card) or second.rank is card.rank
         # the likelier pair of readings stands: one reading and the other's runner-up (on a tie,
         # the less sure reading gives way); when the loser has no runner-up the engine could
         # take, the other gives way
