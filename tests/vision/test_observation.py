@@ -528,6 +528,9 @@ def test_a_card_taken_back_from_under_a_later_card(layout: MatLayout) -> None:
     events = table.frame_with({"A.stock2": "KD"}, busy_frames=9)
     assert [(type(e), e.player, e.pile, str(e.card)) for e in events] == [(TakeBack, Player.A, 1, "KD")]
     assert events[0].evidence and events[0].evidence["beneath"] is True
+    # judged in its place by the referee when timed before events already judged (since stop 55:
+    # game 5366, A's JC taken back before B's QH went on, found when the JC showed in its slot)
+    assert events[0].evidence[FOUND_BENEATH] is True
     since = (table.frame - 9) / FPS  # the hand came over the slot: the card had left the pile before
     assert since - 0.5 < events[0].t < since
     # the pile as the observer sees it now: 5D, 10C (the king is gone from it)
