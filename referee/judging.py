@@ -104,7 +104,7 @@ def _judge(hindsight: Hindsight | None, game: Game, event: TableEvent
     referee judged it (:mod:`referee.rules.hindsight`); when it cannot be, as it comes."""
     if hindsight is None:
         return game.apply(event), (), game
-    if (event.evidence or {}).get(FOUND_BENEATH) and hindsight.covers(event):
+    if (event.evidence or {}).get(FOUND_BENEATH):
         try:
             late = hindsight.judge_in_place(game, event)
         except InconsistentEvent:

@@ -521,7 +521,7 @@ class Referee:
         that slot is a correction of that reading when the turn's card was read more surely than
         it (:func:`correction_for`): the later, surer look at the same slot wins. A card the engine
         holds face up elsewhere is a clash of two readings (:meth:`_resolve_clash`)."""
-        if (ev.evidence or {}).get(FOUND_BENEATH) and self.hindsight.covers(ev):
+        if (ev.evidence or {}).get(FOUND_BENEATH):
             late = self._judged_in_place(ev, result)
             if late is not None:
                 return late
