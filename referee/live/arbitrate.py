@@ -829,7 +829,8 @@ class Arbiter:
             if target not in self._zone_ids:  # onto a sixth pile, outside every zone: not followed
                 return ev
             toward = self.layout.zone(target).center
-        est = self._estimate(ev.player, slot, str(ev.card), ev.t, (float(toward[0]), float(toward[1])))
+        est = _moved_after_reach(self._estimate(ev.player, slot, str(ev.card), ev.t,
+                                                (float(toward[0]), float(toward[1]))), ev)
         self.costs.add(kind, time.perf_counter() - t0)
         use = self._usable(est, ev, tracked)
         t = est.contact.t if use and est.contact else _fallback_t(est, ev, self.s.max_shift_s)
@@ -896,8 +897,10 @@ class Arbiter:
                         why = ""
                     except ValueError as exc:
                         contact, why = None, str(exc)
-                    ests[p] = _Estimate(contact, why, track=track, face=face, views=n, left=left)
-                    pose = ar.rest_pose(track, ests[p].contact)
+                    ests[p] = _moved_after_reach(_Estimate(contact, why, track=track, face=face, views=n,
+                                                           left=left), plays[p])
+                    kept = ests[p].track
+                    pose = ar.rest_pose(kept, ests[p].contact) if kept is not None else None
                     if pose is not None:
                         poses[p] = pose
                 layering = None
@@ -1308,6 +1311,27 @@ def _fallback_t(est: _Estimate, ev: TableEvent, busy_long_s: float) -> float:
         carried = est.left + PLAY_CARRY_S
         return min(ev.t, max(busy_from, carried) if isinstance(busy_from, (int, float)) else carried)
     return ev.t
+
+
+#: How much earlier than the observer's ``reached_t`` (the first frame a hand's fingers came
+#: within reach of the card's slot) a track may show its card leaving: the departure lies between
+#: two views, the fingers' frame may be the second
+LEFT_BEFORE_REACH_MAX_S = 2 / 30
+
+
+def _moved_after_reach(est: _Estimate, ev: TableEvent) -> _Estimate:
+    """``est``, unless its track shows the card leaving before any hand could reach its slot
+    (``reached_t`` in the event's evidence, by more than ``LEFT_BEFORE_REACH_MAX_S``): the track
+    then followed an arm passing over the card, not the card, and says nothing of its carry or
+    touch (game 5370, both recognitions: A's 2H followed 133 mm with A's arm on its way to the
+    packet, 0.6 s before the fingers came; the play was given that start, and a false
+    F_TWO_CARDS with A's spit card)."""
+    reached = (ev.evidence or {}).get("reached_t")
+    if est.left is None or not isinstance(reached, (int, float)) \
+            or est.left >= reached - LEFT_BEFORE_REACH_MAX_S:
+        return est
+    return _Estimate(None, f"the track moved at {est.left:.2f} s, before a hand reached the slot "
+                           f"({reached:.2f} s): it followed something else", face=est.face, views=est.views)
 
 
 def _failed(ev: TableEvent, exc: Exception) -> TableEvent:

@@ -1260,6 +1260,42 @@ class Observer:
             over = over or any(h.player is player and (slot in h.zones or slot in h.touches) for h in hands)
         return over
 
+    def _reached_t(self, player: Player, slot: int, card: str, until: float) -> float | None:
+        """The earliest time a hand can have taken ``card`` from ``player``'s ``slot``, from the
+        slot first going busy after the card was last believed there (up to ``until``): the
+        first frame where a hand's tip (the fingers) came within ``SLOT_REACH_MM`` of the slot's
+        outline, or no hand of the player was seen (one the tracker lost may have taken it).
+        None when not known: the hands of that time are no longer remembered, or none came. A
+        card's track that moves earlier followed an arm passing over it (game 5370: A's 2H
+        "left" at 10.82 s, with A's arm on its way to the packet; the fingers came 0.6 s later)."""
+        zone = self._slot_zone.get((player, slot))
+        if zone is None:
+            return None
+        dep = next((d for d in reversed(self._departures)
+                    if d.player is player and d.slot == slot and d.card == card), None)
+        if dep is not None:
+            came = dep.came_t if dep.came_t is not None else dep.since_t
+        else:
+            spell = self._busy_spell_of((player, slot))
+            came = self._first_busy.get(zone, spell[0] if spell is not None else None)
+        if came is None or not self._hands_seen or self._hands_seen[0][1] > came:
+            return None
+        outline = self._slot_outline[zone]
+        for _, t, hands in self._hands_seen:
+            if t < came - 1e-9:
+                continue
+            if t > until:
+                break
+            if not any(h.player is player for h in hands) \
+                    or any(cv2.pointPolygonTest(outline, h.tip_mm, True) >= -SLOT_REACH_MM for h in hands):
+                return t
+        return None
+
+    def _reach_evidence(self, player: Player, slot: int, card: str, until: float) -> dict[str, object]:
+        """``reached_t`` (see ``_reached_t``) for a play's evidence, when known."""
+        reached = self._reached_t(player, slot, card, until)
+        return {} if reached is None else {"reached_t": round(reached, 4)}
+
     @staticmethod
     def _still_there(obs: ZoneObservation) -> bool:
         """A busy slot whose part clear of hands still shows the card that lay there: an arm
@@ -1939,7 +1975,9 @@ class Observer:
                                slot=slot, pile=pile_n,
                                hand=self._hand_of(player, start, slot), card=Card.parse(card_under),
                                evidence=self._evidence(change, reading, since, underneath=True,
-                                                       layering="under " + new)))
+                                                       layering="under " + new,
+                                                       **self._reach_evidence(player, slot, card_under,
+                                                                              change.time))))
         card = Card.parse(new)
         if top_source is None:
             turned = self._turned_and_played(change, reading, since, pile_n, t)
@@ -1966,7 +2004,8 @@ class Observer:
         events.append(Play(t=t, frame=change.frame, player=player,
                            start=self._start_estimate(player, slot, new, start, t), slot=slot, pile=pile_n,
                            card=card, hand=self._hand_of(player, start, slot),
-                           evidence=self._evidence(change, reading, since, underneath=under)))
+                           evidence=self._evidence(change, reading, since, underneath=under,
+                                                   **self._reach_evidence(player, slot, new, change.time))))
         return events
 
     def _lift(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int], pile_n: int,

@@ -1027,3 +1027,25 @@ def test_a_race_called_after_its_pile_changed_again_reads_the_layering_on_the_ea
     assert arbiter._settled_view(top) is views[61]  # pile 2 as it was then: the last view
     frame(68, "pile2")  # the 8C taken back: the 10H shows
     assert arbiter._settled_view(top) is views[59]
+
+
+def test_a_track_that_moves_before_a_hand_reached_the_card_s_slot_is_not_the_card_s() -> None:
+    """Game 5370: A's 2H, "followed" 133 mm with A's arm passing over its slot 0.6 s before A's
+    fingers came for it: its start and carry came from the arm (a false F_TWO_CARDS)."""
+    from referee.cards import Card
+    from referee.live.arbitrate import LEFT_BEFORE_REACH_MAX_S, _Estimate, _moved_after_reach
+
+    play = Play(t=11.96, frame=376, player=Player.A, start=11.5, slot=4, pile=2, card=Card.parse("2H"),
+                evidence={"underneath": True, "reached_t": 11.4333})
+    contact = cast(ar.ContactEstimate, object())  # not looked at
+    early = _Estimate(contact, track=cast(ar.CardTrack, object()), left=10.8167)
+    dropped = _moved_after_reach(early, play)
+    assert (dropped.contact, dropped.left, dropped.track) == (None, None, None)
+    assert "before a hand reached the slot" in dropped.error
+    # a departure at (or a frame before) the fingers' arrival is the card's own
+    for left in (11.4333, 11.4333 - LEFT_BEFORE_REACH_MAX_S + 1e-3, 11.7):
+        kept = replace(early, left=left)
+        assert _moved_after_reach(kept, play) is kept
+    # no reach known (the hands of that time no longer remembered): the track stands
+    unknown = replace(play, evidence={"underneath": True})
+    assert _moved_after_reach(early, unknown) is early

@@ -3035,3 +3035,24 @@ def test_a_slot_that_keeps_its_back_under_a_hand_is_looked_at_only_briefly(layou
     # a slot that settled with nothing over it is not looked at again
     assert table.frame_with({"A.stock3": "back"}) == []
     assert table.obs.rereads(TrackedFrame(table.frame + 5, 0.0, still, (), ())) == []
+
+
+def test_a_play_s_evidence_says_when_fingers_first_came_within_reach_of_its_slot(layout: MatLayout) -> None:
+    """Game 5370: A's arm passed over slot 4 on its way to A's packet 0.6 s before A's fingers
+    came for the 2H there; the arbiter's track of the 2H, following the arm, put its start then
+    (a false F_TWO_CARDS with A's spit card). The play's evidence says when a hand could first
+    have taken the card: the first frame a tip came within reach of the slot, or no hand of
+    the player was seen (a hand the tracker lost may have taken it)."""
+    slot = layout.zone("A.stock4")
+    passing = (hand_at(Player.A, layout.zone("A.packet").center, "A.stock4"),)
+    fingers = (hand_at(Player.A, slot.center, "A.stock4"),)
+    for lost in (False, True):
+        table = Table(layout)
+        table.busy_since["A.stock4"] = table.frame + 1
+        table.idle(5, hands=passing, unsettled=("A.stock4",))
+        came = (table.frame + 1) / FPS
+        table.idle(2, hands=() if lost else fingers, unsettled=("A.stock4",))
+        assert table.frame_with({"A.stock4": "back"}, hands=passing, before=fingers) == []
+        events = table.frame_with({"pile1": "JS"}, hands=(hand(Player.A, "pile1"),))
+        assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 4, "JS")]
+        assert abs(events[0].evidence["reached_t"] - came) < 1e-3
