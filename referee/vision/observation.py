@@ -455,6 +455,9 @@ class Observer:
         #: per pile zone, a take-back read not surely enough (its top kept): the change and the
         #: reading of the card beneath (``_take_back_seen_in_slot``); gone at the pile's next change
         self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int]]] = {}
+        #: spit piles whose last settle was read as the top they showed before (the time it
+        #: settled): nothing came or went, whatever moved their picture (gone at the next change)
+        self._top_read_again: dict[str, float] = {}
 
     # ------------------------------------------------------------------ the first frame
     @property
@@ -552,6 +555,8 @@ class Observer:
         changes = sorted(tracked.changes, key=lambda c: self._order(c.zone))
         settling = {c.zone for c in changes}  # zones settling now: still unsettled for what waits
         piles_awaited = self._piles_awaited(tracked, settling)
+        for zone in settling:
+            self._top_read_again.pop(zone, None)
         for change in changes:
             # a waiting pile change goes first when this change may depend on it: another pile's,
             # or another slot of a player it waits for (before this zone stops counting as unsettled)
@@ -1588,6 +1593,8 @@ class Observer:
                 and hidden[2].label not in FACE_UP_LABELS:
             self._turned_unseen[change.zone] = hidden  # a card turned and moved on, or the hand's
         if new == old:
+            if zone.kind is ZoneKind.PILE:
+                self._top_read_again[change.zone] = change.time
             if hidden is None or hidden[2].label != "empty" or zone.kind is not ZoneKind.STOCK:
                 # a pile read empty under a hand and showing its top again was hidden by the
                 # hand: a pile is not emptied and dealt the same card again (slap-eval seed
@@ -2815,9 +2822,15 @@ class Observer:
                 seen.differed = True  # ... unless that card is read only now
             explained = obs is not None and obs.settled and zone not in self._unread \
                 and not any(change.zone == zone for change, _, _ in self._waiting)
-            changed = not pile_ok and (top != seen.top or (seen.differed and not seen.beside and explained))
-            pile_ok = pile_ok or (obs is not None and (obs.as_before is True
-                                                       or (seen.beside and obs.as_before is False)))
+            # (a pile read again as its top: what changed its picture put nothing there, nor
+            # took it back; game 5366, B's hand still on pile 1 for 0.8 s during play: the pile
+            # settled as the hand left, the picture changed, read as its AS again, and the
+            # F_EARLY_SLAP was missed)
+            read_again = explained and self._top_read_again.get(zone, -math.inf) >= seen.first
+            changed = not pile_ok and (top != seen.top or (seen.differed and not seen.beside and explained
+                                                           and not read_again))
+            pile_ok = pile_ok or read_again or (
+                obs is not None and (obs.as_before is True or (seen.beside and obs.as_before is False)))
             if changed or tracked.time - left >= EARLY_SLAP_WAIT_S:
                 continue  # a card came or went after all
             if not pile_ok or tracked.time < left + EARLY_SLAP_SLOTS_S \

@@ -2454,6 +2454,20 @@ def test_a_pile_that_looks_different_after_the_hand_left_was_no_slap(layout: Mat
     assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
 
 
+def test_a_pile_that_looks_different_after_the_hand_left_but_is_read_as_its_top_was_slapped(
+        layout: MatLayout) -> None:
+    """Game 5366: B's hand lay still on pile 1 for 0.8 s during play; the pile settled as it
+    left with its picture changed, and was read as its AS again: nothing came or went under
+    the hand (a card put down would lie on top), and the F_EARLY_SLAP was missed."""
+    lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+    for read in ("5D", None):
+        table = Table(layout)
+        assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), lingering) == []
+        assert clear_again(table, "pile1", as_before=False, read=read) == []
+        events = frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ())
+        assert [(type(e), e.player, e.pile) for e in events] == ([(Slap, Player.A, 1)] if read else []), read
+
+
 def test_a_hand_moving_on_a_pile_or_leaving_soon_is_no_slap(layout: MatLayout) -> None:
     table = Table(layout)
     n = round(EARLY_SLAP_STILL_S * FPS)
