@@ -1706,6 +1706,7 @@ class Observer:
                     reading, new = moved, moved.label
                     self.state.tops[change.zone] = new
                     break
+                above = pile[pile.index(beneath) + 1:]
                 pile.remove(beneath)
                 taker = beneath.player or player
                 # (found beneath a later card, and timed by the hand's visit, maybe before that
@@ -1713,7 +1714,8 @@ class Observer:
                 # taken back 0.33 s before B's QH was put on the 10C beneath, found when the JC
                 # showed in its slot; the QH was judged on the JC, legal, and its take-back a
                 # false F_TAKE_BACK, its F_ILLEGAL_RANK missed)
-                return [TakeBack(t=self._lifted_from_beneath(pile_n, taker, since[0], change.time),
+                lifted = self._lifted_from_beneath(pile_n, taker, since[0], change.time)
+                return [TakeBack(t=self._lifted_after_cover(pile_n, above, taker, lifted),
                                  frame=change.frame, player=taker, pile=pile_n, card=Card.parse(new),
                                  evidence=self._evidence(change, reading, since, beneath=True,
                                                          **{FOUND_BENEATH: True}))]
@@ -2210,6 +2212,27 @@ class Observer:
         came = [start for start, _ in self._visits(self._pile_zone[pile_n], player)
                 if slot_busy - TAKE_BACK_REACH_S <= start <= settled]
         return min(came) if came else max(0.0, slot_busy - TAKE_BACK_CARRY_S)
+
+    def _lifted_after_cover(self, pile_n: int, above: Sequence[_PileCard], player: Player, lifted: float
+                            ) -> float:
+        """When a card taken from beneath ``above`` (the cards put on it since) left the pile,
+        timed ``lifted`` by the visit of ``player``'s hand that took it, or from when its slot
+        went busy: not before the first of them touched, unless that visit ended before (the
+        visit is when the hand came, and it may have waited there while the card came on top;
+        with no visit seen, nothing says the card left first: game 5414 with the model, B's
+        slot 2, crossed by B's arm on its way to pile 2, went busy 0.25 s before B's hand lifted
+        the 6D from under A's 5H; the take-back, put 0.25 s before the 5H touched, was judged
+        before it and made it a false F_ILLEGAL_RANK on the 7S beneath)."""
+        touched = [max(t for (_, card), t in self._play_times.items() if card == c.card)
+                   for c in above if any(card == c.card for _, card in self._play_times)]
+        if not touched:
+            return lifted
+        covered = min(touched)
+        visit = next(((came, left) for came, left in self._visits(self._pile_zone[pile_n], player)
+                      if came <= lifted <= left), None)
+        if visit is not None and visit[1] <= covered:
+            return lifted
+        return max(lifted, covered + 1.0 / 30)
 
     def _take_back_seen_in_slot(self, pile_n: int, change: ZoneChange) -> list[TableEvent]:
         """A pile's top, just read back in its slot (``change``), when the pile's take-back was

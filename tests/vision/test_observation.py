@@ -551,6 +551,27 @@ def test_a_card_taken_from_under_a_later_card_left_the_pile_as_the_hand_came_ove
     assert events[0].t == pytest.approx(lifted)
 
 
+def test_a_card_taken_from_under_a_later_card_with_no_visit_seen_left_after_that_card_came(
+        layout: MatLayout) -> None:
+    """Game 5414 with the model: B's arm crossed B's slot 2 on its way to pile 2, and B's hand,
+    never seen over the pile, lifted the 6D from under A's 5H; timed from when the slot went
+    busy, the take-back was put before the 5H touched, judged before it, and made it a false
+    F_ILLEGAL_RANK. With no visit of the hand that ended before the later card came, nothing
+    says the card left first."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    table.frame_with({"B.stock1": "empty"})
+    table.busy_since["A.stock2"] = table.frame + 1
+    table.idle(3, unsettled=("A.stock2",))  # A's arm over slot 2, no hand seen on the pile
+    events = table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),), unsettled=("A.stock2",))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "10C")]
+    ten = events[0].t
+    events = table.frame_with({"A.stock2": "KD"}, busy_frames=2)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
+    assert events[0].t == pytest.approx(ten + 1 / FPS)
+
+
 @pytest.mark.parametrize("slot_settles_first", [False, True])
 def test_a_card_read_unsurely_under_the_hand_that_turned_it_and_then_on_a_pile_was_turned_and_played(
         layout: MatLayout, slot_settles_first: bool) -> None:
