@@ -1995,6 +1995,9 @@ class Observer:
             uncovered = [] if events else self._uncovered_spit_card(change, reading, since, pile_n)
             if uncovered:
                 return uncovered
+            from_beneath = [] if events else self._played_from_beneath(change, reading, since, pile_n, t)
+            if from_beneath:
+                return from_beneath
             # no slot held it: a spit card, from the packet of a player whose hand was there
             spitter = self._spit_player(change, since)
             if spitter is None:
@@ -2071,6 +2074,44 @@ class Observer:
                         evidence=self._evidence(change, reading, since, layering=f"under {top.card}",
                                                 **{FOUND_BENEATH: True}))
         return [spit, lifted]
+
+    def _played_from_beneath(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                             pile_n: int, touched: float) -> list[TableEvent]:
+        """A card from no slot, read on pile ``pile_n`` while its player's hand was there, that
+        lay beneath the top of the other pile: taken back from under that top, unseen, and
+        played here from the slot it came from without coming to rest there (game 5413 with
+        perfect recognition: A's AD, played early onto pile 2 and covered by B's spit 3H, taken
+        back from under it and carried straight to pile 1; the pile's AD was "not explained",
+        and B's next three plays onto pile 1 were judged on the 2C beneath it: three false
+        F_ILLEGAL_RANK). The take-back is timed when the player's hand last came over the other
+        pile, in a visit that ended before this pile went busy (else a carry before it), and
+        marked ``FOUND_BENEATH`` (the referee judges it in its place); then the play."""
+        new = reading.label
+        for other_n, other in self.state.piles.items():
+            beneath = next((p for p in other[:-1] if p.card == new), None)
+            if other_n == pile_n or beneath is None:
+                continue
+            player, slot = beneath.player, beneath.slot
+            if player is None or slot is None or not self._hand_was_over(change.zone, player, since[0]):
+                return []
+            visits = self._visits(self._pile_zone[other_n], player)
+            came = [start for start, left in visits if left <= since[0]]
+            lifted = came[-1] if came else max(0.0, since[0] - PLAY_CARRY_S)
+            other.remove(beneath)
+            self.state.piles.setdefault(pile_n, []).append(_PileCard(new, player, slot))
+            log.info("frame %d: %s shows %s, from no slot, beneath pile %d's top: taken back from there "
+                     "and played here", change.frame, change.zone, new, other_n)
+            card = Card.parse(new)
+            taken = TakeBack(t=min(lifted, touched - MIN_CARRY_S), frame=change.frame, player=player,
+                             pile=other_n, card=card,
+                             evidence=self._evidence(change, reading, since, beneath=True,
+                                                     **{FOUND_BENEATH: True}))
+            under = [p.card for p in self.state.piles[pile_n][-3:-1]]
+            played = Play(t=touched, frame=change.frame, player=player, start=taken.t, slot=slot, pile=pile_n,
+                          card=card, hand=self._hand_of(player, taken.t, slot),
+                          evidence=self._evidence(change, reading, since, underneath=under))
+            return [taken, played]
+        return []
 
     def _put_by_the_other_hand(self, change: ZoneChange, top: _PileCard, since: tuple[float, int]) -> bool:
         """A pile that now shows the card beneath its top, while only the hand of the player

@@ -572,6 +572,38 @@ def test_a_card_taken_from_under_a_later_card_with_no_visit_seen_left_after_that
     assert events[0].t == pytest.approx(ten + 1 / FPS)
 
 
+def test_a_card_taken_from_under_a_later_card_and_played_on_at_once_is_a_take_back_and_a_play(
+        layout: MatLayout) -> None:
+    """Game 5413 with perfect recognition: A's AD, covered on pile 2 by B's spit 3H, taken back
+    from under it and carried straight to pile 1, never resting in its slot: the AD on pile 1
+    was "not explained", and B's next plays there were judged on the card beneath it."""
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})
+    table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))
+    table.frame_with({"B.stock3": "back"})
+    table.frame_with({"pile1": "3S"}, hands=(hand(Player.B, "pile1"),))
+    table.idle(2)
+    came = (table.frame + 1) / FPS
+    table.idle(4, hands=(hand(Player.A, "pile1"),))  # A's hand pulls the 4D from under the 3S
+    table.idle(3)
+    events = table.frame_with({"pile2": "4D"}, hands=(hand(Player.A, "pile2"),))
+    assert [(type(e), e.player, e.pile, str(e.card)) for e in events] == [
+        (TakeBack, Player.A, 1, "4D"), (Play, Player.A, 2, "4D")]
+    taken, played = events
+    assert taken.evidence[FOUND_BENEATH] is True and taken.t == pytest.approx(came)
+    assert played.slot == 1 and played.start == taken.t < played.t
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "3S"]
+    # B's hand alone on pile 2: not A's card carried there
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})
+    table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))
+    table.frame_with({"B.stock3": "back"})
+    table.frame_with({"pile1": "3S"}, hands=(hand(Player.B, "pile1"),))
+    table.idle(2)
+    events = table.frame_with({"pile2": "4D"}, hands=(hand(Player.B, "pile2"),))
+    assert not any(isinstance(e, TakeBack) for e in events)
+
+
 @pytest.mark.parametrize("slot_settles_first", [False, True])
 def test_a_card_read_unsurely_under_the_hand_that_turned_it_and_then_on_a_pile_was_turned_and_played(
         layout: MatLayout, slot_settles_first: bool) -> None:
