@@ -1734,6 +1734,7 @@ class Observer:
             if misread is not None:
                 source, evidence["source_read_as"] = misread[:3], misread[3]
         if source is not None and source[0] is player:
+            evidence.update(self._reach_evidence(player, source[1], new, change.time))
             return [Move(t=self._touch(change, "move"), frame=change.frame, player=player, start=source[2],
                          from_slot=source[1], to_slot=slot, card=card, evidence=evidence)]
         # the face-up card left and the one beneath was turned while the hand stayed over the slot
@@ -1858,11 +1859,14 @@ class Observer:
 
     def _holder(self, card: str, exclude: tuple[Player, int] | None = None) -> tuple[Player, int] | None:
         """The stock slot (other than ``exclude``) whose top is ``card`` now, and that is busy
-        (unsettled, or settled under a hand showing what was not believed): a slot that lies
-        still kept its card."""
+        (unsettled, or settled under a hand showing what was not believed, or, since stop 56,
+        settled showing a card not read surely yet: game 5361 with the model, A's AC on pile 2
+        from slot 2, read "card" at 0.26-0.36 there, was taken for A's 6C, alike, from slot 4
+        under A's arm: a false F_ILLEGAL_RANK and three faults after): a slot that lies still
+        kept its card."""
         for (player, slot), zone in self._slot_zone.items():
             if self.state.tops.get(zone) == card and (player, slot) != exclude \
-                    and (zone in self._unsettled_since or zone in self._under_hand):
+                    and (zone in self._unsettled_since or zone in self._under_hand or zone in self._unread):
                 return player, int(slot)
         return None
 

@@ -3104,6 +3104,37 @@ def test_a_slot_that_keeps_its_back_under_a_hand_is_looked_at_only_briefly(layou
     assert table.obs.rereads(TrackedFrame(table.frame + 5, 0.0, still, (), ())) == []
 
 
+def test_a_move_s_evidence_says_when_fingers_first_came_within_reach_of_its_slot(layout: MatLayout) -> None:
+    """Game 5361 with the model: A's 5D, moved from slot 2 to slot 1, "left" 1 s early by its
+    track (A's arm over the slot): a false F_TWO_CARDS. A move carries ``reached_t`` too."""
+    table = Table(layout)
+    table.frame_with({"A.stock1": "empty"})
+    assert [type(e) for e in table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))] == [Play]
+    passing = (hand_at(Player.A, layout.zone("A.packet").center, "A.stock4"),)
+    fingers = (hand_at(Player.A, layout.zone("A.stock4").center, "A.stock4"),)
+    table.busy_since["A.stock4"] = table.frame + 1
+    table.idle(5, hands=passing, unsettled=("A.stock4",))
+    came = (table.frame + 1) / FPS
+    table.idle(2, hands=fingers, unsettled=("A.stock4",))
+    assert table.frame_with({"A.stock4": "back"}, hands=passing, before=fingers) == []
+    events = table.frame_with({"A.stock1": "JS"}, hands=(hand(Player.A, "A.stock1"),))
+    assert [(type(e), e.from_slot, e.to_slot) for e in events] == [(Move, 4, 1)]
+    assert abs(events[0].evidence["reached_t"] - came) < 1e-3
+
+
+def test_a_card_from_a_slot_that_settled_unread_came_from_there(layout: MatLayout) -> None:
+    """Game 5361 with the model: A's AC left slot 2 for pile 2; the slot settled showing a card
+    read at 0.26 (not surely: read again), and the AC on the pile, from no busy slot, was
+    taken for A's 6C, alike, from slot 4 under A's arm (a false F_ILLEGAL_RANK). A slot that
+    changed and is not read yet may have lost its card."""
+    table = Table(layout)
+    assert table.frame_with({"A.stock4": "card"}, confidence=0.26) == []  # read again later
+    events = table.frame_with({"pile2": "JS"}, hands=(hand(Player.A, "pile2"),))
+    events += [e for _ in range(40) for e in table.frame_with()]  # (held while the slot is read again)
+    assert [(type(e), e.player, e.slot, e.pile, str(e.card)) for e in events] == [
+        (Play, Player.A, 4, 2, "JS")]
+
+
 def test_a_play_s_evidence_says_when_fingers_first_came_within_reach_of_its_slot(layout: MatLayout) -> None:
     """Game 5370: A's arm passed over slot 4 on its way to A's packet 0.6 s before A's fingers
     came for the 2H there; the arbiter's track of the 2H, following the arm, put its start then
