@@ -572,17 +572,23 @@ def test_a_card_taken_from_under_a_later_card_with_no_visit_seen_left_after_that
     assert events[0].t == pytest.approx(ten + 1 / FPS)
 
 
-def test_a_card_taken_from_under_a_later_card_and_played_on_at_once_is_a_take_back_and_a_play(
-        layout: MatLayout) -> None:
-    """Game 5413 with perfect recognition: A's AD, covered on pile 2 by B's spit 3H, taken back
-    from under it and carried straight to pile 1, never resting in its slot: the AD on pile 1
-    was "not explained", and B's next plays there were judged on the card beneath it."""
+def four_under_three(layout: MatLayout) -> Table:
+    """A's 4D from slot 1 on pile 1's five, B's 3S from slot 3 on it."""
     table = Table(layout)
     table.frame_with({"A.stock1": "back"})
     table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))
     table.frame_with({"B.stock3": "back"})
     table.frame_with({"pile1": "3S"}, hands=(hand(Player.B, "pile1"),))
     table.idle(2)
+    return table
+
+
+def test_a_card_taken_from_under_a_later_card_and_played_on_at_once_is_a_take_back_and_a_play(
+        layout: MatLayout) -> None:
+    """Game 5413 with perfect recognition: A's AD, covered on pile 2 by B's spit 3H, taken back
+    from under it and carried straight to pile 1, never resting in its slot: the AD on pile 1
+    was "not explained", and B's next plays there were judged on the card beneath it."""
+    table = four_under_three(layout)
     came = (table.frame + 1) / FPS
     table.idle(4, hands=(hand(Player.A, "pile1"),))  # A's hand pulls the 4D from under the 3S
     table.idle(3)
@@ -594,12 +600,7 @@ def test_a_card_taken_from_under_a_later_card_and_played_on_at_once_is_a_take_ba
     assert played.slot == 1 and played.start == taken.t < played.t
     assert [p.card for p in table.obs.state.piles[1]] == ["5D", "3S"]
     # B's hand alone on pile 2: not A's card carried there
-    table = Table(layout)
-    table.frame_with({"A.stock1": "back"})
-    table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))
-    table.frame_with({"B.stock3": "back"})
-    table.frame_with({"pile1": "3S"}, hands=(hand(Player.B, "pile1"),))
-    table.idle(2)
+    table = four_under_three(layout)
     events = table.frame_with({"pile2": "4D"}, hands=(hand(Player.B, "pile2"),))
     assert not any(isinstance(e, TakeBack) for e in events)
 
