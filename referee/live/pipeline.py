@@ -318,7 +318,8 @@ class Referee:
             items = [Arbitrated(ev) for ev in events]
         for item in items:
             if isinstance(item.event, Play):
-                self.observer.retimed_play(item.event.frame, str(item.event.card), item.event.t)
+                by_carry = (item.event.evidence or {}).get("touch_from") == "trajectory"
+                self.observer.retimed_play(item.event.frame, str(item.event.card), item.event.t, by_carry)
             self._judge(item.event, result, item=item)
         self._tell_observer()
         if self.drift_every and frame.index % self.drift_every == self.drift_every - 1:

@@ -422,6 +422,7 @@ class Observer:
         #: per stock slot, the identities its face-up card has been read as (``_same_card``)
         self._read_as: dict[str, set[str]] = {}
         self._play_times: dict[tuple[int | None, str], float] = {}  # the recent plays: (frame, card) -> t
+        self._carry_timed: set[tuple[int | None, str]] = set()  # ... of them, those timed by their carry
         self.dealing: set[Player] = set()  # players whose new layout is awaited
         self.slots = 5
         self._dealt_quiet: dict[Player, float] = {}  # latest quiet time of a dealt slot
@@ -633,6 +634,7 @@ class Observer:
             elif isinstance(e, Turn) and (e.player, e.slot) in self._slot_zone:
                 self._turned[self._slot_zone[(e.player, e.slot)]] = str(e.card)
         while len(self._play_times) > RECENT_PLAYS:
+            self._carry_timed.discard(next(iter(self._play_times)))
             del self._play_times[next(iter(self._play_times))]
         return out
 
@@ -641,14 +643,18 @@ class Observer:
         """The latest play's time, as the referee timed it (-inf before any)."""
         return max(self._play_times.values(), default=-math.inf)
 
-    def retimed_play(self, frame: int | None, card: str, t: float) -> None:
+    def retimed_play(self, frame: int | None, card: str, t: float, by_carry: bool = False) -> None:
         """The referee timed the play this observer gave at ``frame`` with ``card`` at ``t``
-        (its touch from the card's carry): the last play's time, which tells a hand that
-        lingers from one that slaps, follows it. Model seed 6056: the last card, read only
-        under the slapping hands, was given 0.5 s late, and both slaps were taken for hands
-        that had lingered since before it."""
+        (``by_carry``: its touch from the card's carry): the last play's time, which tells a
+        hand that lingers from one that slaps, follows it. Model seed 6056: the last card, read
+        only under the slapping hands, was given 0.5 s late, and both slaps were taken for
+        hands that had lingered since before it."""
         if (frame, card) in self._play_times:
             self._play_times[(frame, card)] = t
+            if by_carry:
+                self._carry_timed.add((frame, card))
+            else:
+                self._carry_timed.discard((frame, card))
 
     def _piles_awaited(self, tracked: TrackedFrame, settling: Collection[str]) -> set[str]:
         """The piles settling now that a waiting pile change waits for: it goes right after
@@ -2262,14 +2268,17 @@ class Observer:
                             ) -> float:
         """When a card taken from beneath ``above`` (the cards put on it since) left the pile,
         timed ``lifted`` by the visit of ``player``'s hand that took it, or from when its slot
-        went busy: not before the first of them touched, unless that visit ended before (the
-        visit is when the hand came, and it may have waited there while the card came on top;
-        with no visit seen, nothing says the card left first: game 5414 with the model, B's
-        slot 2, crossed by B's arm on its way to pile 2, went busy 0.25 s before B's hand lifted
-        the 6D from under A's 5H; the take-back, put 0.25 s before the 5H touched, was judged
-        before it and made it a false F_ILLEGAL_RANK on the 7S beneath)."""
-        touched = [max(t for (_, card), t in self._play_times.items() if card == c.card)
-                   for c in above if any(card == c.card for _, card in self._play_times)]
+        went busy: not before the first of them whose touch its carry timed, unless that visit
+        ended before (the visit is when the hand came, and it may have waited there while the
+        card came on top; with no visit seen, nothing says the card left first: game 5414 with
+        the model, B's slot 2, crossed by B's arm on its way to pile 2, went busy 0.25 s before
+        B's hand lifted the 6D from under A's 5H; the take-back, put 0.25 s before the 5H
+        touched, was judged before it and made it a false F_ILLEGAL_RANK on the 7S beneath). A
+        card on it timed from the pile's settle may have lain beneath all along, uncovered by
+        the take-back (game 5319 with the model: B's 4C, the first card of a touch race, timed
+        1.3 s late when A took the 6C back off it)."""
+        touched = [t for (frame, card), t in self._play_times.items()
+                   if (frame, card) in self._carry_timed and any(card == c.card for c in above)]
         if not touched:
             return lifted
         covered = min(touched)

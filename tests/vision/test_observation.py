@@ -26,6 +26,7 @@ from referee.vision.observation import (
     SLAP_LEAD_S,
     SLOT_REACH_MM,
     SPIT_WAIT_S,
+    TAKE_BACK_CARRY_S,
     TAKE_BACK_GRAB_S,
     TOUCH_LAG_S,
     TURN_AFTER_ARRIVAL_S,
@@ -557,19 +558,23 @@ def test_a_card_taken_from_under_a_later_card_with_no_visit_seen_left_after_that
     never seen over the pile, lifted the 6D from under A's 5H; timed from when the slot went
     busy, the take-back was put before the 5H touched, judged before it, and made it a false
     F_ILLEGAL_RANK. With no visit of the hand that ended before the later card came, nothing
-    says the card left first."""
-    table = Table(layout)
-    table.frame_with({"A.stock2": "back"})
-    table.frame_with({"pile1": "KD"})
-    table.frame_with({"B.stock1": "empty"})
-    table.busy_since["A.stock2"] = table.frame + 1
-    table.idle(3, unsettled=("A.stock2",))  # A's arm over slot 2, no hand seen on the pile
-    events = table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),), unsettled=("A.stock2",))
-    assert [(type(e), str(e.card)) for e in events] == [(Play, "10C")]
-    ten = events[0].t
-    events = table.frame_with({"A.stock2": "KD"}, busy_frames=2)
-    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
-    assert events[0].t == pytest.approx(ten + 1 / FPS)
+    says the card left first; unless that card's own time is only its pile's settle (game 5319
+    with the model: B's 4C, timed 1.3 s late, had lain beneath the 6C taken back off it)."""
+    for by_carry in (True, False):
+        table = Table(layout)
+        table.frame_with({"A.stock2": "back"})
+        table.frame_with({"pile1": "KD"})
+        table.frame_with({"B.stock1": "empty"})
+        table.busy_since["A.stock2"] = table.frame + 1
+        busy = (table.frame + 1) / FPS
+        table.idle(3, unsettled=("A.stock2",))  # A's arm over slot 2, no hand seen on the pile
+        events = table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),), unsettled=("A.stock2",))
+        assert [(type(e), str(e.card)) for e in events] == [(Play, "10C")]
+        ten = events[0].t
+        table.obs.retimed_play(events[0].frame, "10C", ten, by_carry=by_carry)
+        events = table.frame_with({"A.stock2": "KD"}, busy_frames=2)
+        assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
+        assert events[0].t == pytest.approx(ten + 1 / FPS if by_carry else busy - TAKE_BACK_CARRY_S)
 
 
 def four_under_three(layout: MatLayout) -> Table:
