@@ -1303,7 +1303,7 @@ class Observer:
         return None
 
     def _reach_evidence(self, player: Player, slot: int, card: str, until: float) -> dict[str, object]:
-        """``reached_t`` (see ``_reached_t``) for a play's evidence, when known."""
+        """``reached_t`` (see ``_reached_t``) for a play's or a move's evidence, when known."""
         reached = self._reached_t(player, slot, card, until)
         return {} if reached is None else {"reached_t": round(reached, 4)}
 
