@@ -421,8 +421,8 @@ class Observer:
         self._returning: dict[str, tuple[Player, int]] = {}  # taken back, not yet seen in its slot
         #: per stock slot, the identities its face-up card has been read as (``_same_card``)
         self._read_as: dict[str, set[str]] = {}
-        self._play_times: dict[tuple[int | None, str], float] = {}  # the recent plays: (frame, card) -> t
-        self._carry_timed: set[tuple[int | None, str]] = set()  # ... of them, those timed by their carry
+        #: the recent plays: (frame, card) -> (t, whether the referee timed its touch by its carry)
+        self._play_times: dict[tuple[int | None, str], tuple[float, bool]] = {}
         self.dealing: set[Player] = set()  # players whose new layout is awaited
         self.slots = 5
         self._dealt_quiet: dict[Player, float] = {}  # latest quiet time of a dealt slot
@@ -630,18 +630,17 @@ class Observer:
         out = self._hold_spits(tracked, self._hold_behind_unexplained(events))
         for e in out:
             if isinstance(e, Play):
-                self._play_times[(e.frame, str(e.card))] = e.t
+                self._play_times[(e.frame, str(e.card))] = (e.t, False)
             elif isinstance(e, Turn) and (e.player, e.slot) in self._slot_zone:
                 self._turned[self._slot_zone[(e.player, e.slot)]] = str(e.card)
         while len(self._play_times) > RECENT_PLAYS:
-            self._carry_timed.discard(next(iter(self._play_times)))
             del self._play_times[next(iter(self._play_times))]
         return out
 
     @property
     def _last_play_t(self) -> float:
         """The latest play's time, as the referee timed it (-inf before any)."""
-        return max(self._play_times.values(), default=-math.inf)
+        return max((t for t, _ in self._play_times.values()), default=-math.inf)
 
     def retimed_play(self, frame: int | None, card: str, t: float, by_carry: bool = False) -> None:
         """The referee timed the play this observer gave at ``frame`` with ``card`` at ``t``
@@ -650,11 +649,7 @@ class Observer:
         only under the slapping hands, was given 0.5 s late, and both slaps were taken for
         hands that had lingered since before it."""
         if (frame, card) in self._play_times:
-            self._play_times[(frame, card)] = t
-            if by_carry:
-                self._carry_timed.add((frame, card))
-            else:
-                self._carry_timed.discard((frame, card))
+            self._play_times[(frame, card)] = (t, by_carry)
 
     def _piles_awaited(self, tracked: TrackedFrame, settling: Collection[str]) -> set[str]:
         """The piles settling now that a waiting pile change waits for: it goes right after
@@ -2065,7 +2060,7 @@ class Observer:
                 or self._hand_was_over(change.zone, top.player.other, since[0]) \
                 or top.player in self._packet_visits(since, change.time):
             return []
-        touched = max((t for (_, card), t in self._play_times.items() if card == top.card), default=None)
+        touched = max((t for (_, card), (t, _) in self._play_times.items() if card == top.card), default=None)
         if touched is None:
             return []
         visits = self._packet_visits((touched, -1), touched)
@@ -2277,8 +2272,8 @@ class Observer:
         card on it timed from the pile's settle may have lain beneath all along, uncovered by
         the take-back (game 5319 with the model: B's 4C, the first card of a touch race, timed
         1.3 s late when A took the 6C back off it)."""
-        touched = [t for (frame, card), t in self._play_times.items()
-                   if (frame, card) in self._carry_timed and any(card == c.card for c in above)]
+        touched = [t for (_, card), (t, by_carry) in self._play_times.items()
+                   if by_carry and any(card == c.card for c in above)]
         if not touched:
             return lifted
         covered = min(touched)
