@@ -1261,7 +1261,7 @@ class Observer:
                 continue
             if not any(h.player is player for h in hands):
                 return False
-            if any(cv2.pointPolygonTest(outline, h.tip_mm, True) >= -SLOT_REACH_MM for h in hands):
+            if _within_reach(outline, hands):
                 return False
             over = over or any(h.player is player and (slot in h.zones or slot in h.touches) for h in hands)
         return over
@@ -1293,7 +1293,7 @@ class Observer:
             if t > until:
                 break
             if not any(h.player is player for h in hands) \
-                    or any(cv2.pointPolygonTest(outline, h.tip_mm, True) >= -SLOT_REACH_MM for h in hands):
+                    or _within_reach(outline, hands):
                 return t
         return None
 
@@ -3071,6 +3071,11 @@ def _played_onto_nothing(pile: Sequence[_PileCard]) -> bool:
     1280x720, both recognitions: A's QD, played before the spit cards and taken back, was
     judged a pile taken before the round ended, a false F_WRONG_TAKE)."""
     return len(pile) == 1 and pile[0].player is not None and pile[0].slot is not None
+
+
+def _within_reach(outline: np.ndarray, hands: Sequence[HandBlob]) -> bool:
+    """Whether a hand's tip (the fingers) lies within ``SLOT_REACH_MM`` of a slot's ``outline``."""
+    return any(cv2.pointPolygonTest(outline, h.tip_mm, True) >= -SLOT_REACH_MM for h in hands)
 
 
 def _arm_in_x(hand: HandBlob) -> float:
