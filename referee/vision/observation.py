@@ -1053,6 +1053,22 @@ class Observer:
         # illegal-rank waited 0.23 s for it)
         top = self._find_departure(reading.label)
         holder = (top.player, top.slot) if top is not None else self._holder(reading.label)
+        awaited_too: set[str] = set()
+        if top is None and holder is None and self._spit_unsure(change, since):
+            # a spit card (no slot held it) with both players' fingertips on the pile: while the
+            # other pile is busy, one of the arms may be crossing to it (game 5444: B's arm passed
+            # over pile 1, after A had put A's spit card there, on its way to pile 2; the card
+            # went to B, and B's own spit card on pile 2, A's packet visit left, to A)
+            awaited_too |= {z for z in self._pile_zone.values() if z != change.zone
+                             and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None
+                                                      and not obs.settled))}
+        if top is None and holder is not None and holder[0] in self._packet_visits(since, change.time):
+            # a busy slot still shows the new top (no departure yet), and its player's hand was
+            # at their packet: the card may be their spit card, the slot only under their arm.
+            # What the slot shows when it settles says which (game 5439 with the model: A's spit
+            # AC, A's slot 2 under the arm believed AC (its AS misread at its turn): taken for
+            # a play from slot 2 before the spit cards, and the spit lost: nine false F_EARLY)
+            awaited_too.add(self._slot_zone[holder])
         # a card the arbiter followed from a slot that is still busy to where it lies still,
         # under the new top, is known to have left: as good as a departure
         beneath = self._carried_beneath(change, reading, exclude=holder)
@@ -1073,10 +1089,11 @@ class Observer:
             # a player with neither a card that left nor the new top may have put a card
             # between: their busy slots are waited for all the same (game 5002: A, B, A onto one
             # pile in one busy spell; B's card was lost)
-            return busy | together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
+            return (busy | together | awaited_too
+                    | self._busy_slots(change, reading, since, tracked, settling, skip=skip))
         # (a slot of the top's player whose card the follows place elsewhere is waited for all
         # the same: in game 5014 that wait let B's AD, put under 3D by one hand, be found)
-        return together | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
+        return together | awaited_too | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
 
     def _carried_beneath(self, change: ZoneChange, reading: ZoneReading,
                          exclude: tuple[Player, int] | None = None) -> dict[str, tuple[Player, int]]:
@@ -2496,10 +2513,8 @@ class Observer:
         visits = self._packet_visits(since, change.time)
         if not visits:
             return None
-        t = self._touch(change, "spit")
-        window = (t - SPIT_PLACE_S, t + 1.5 / 30)
-        placers = [p for p in visits if self._tip_frames(change.zone, p, *window) > 0
-                   and not self._tip_moved_on(change.zone, p, window[0])]
+        window = self._spit_window(change)
+        placers = self._spit_placers(change, visits)
         if len(placers) != 1:
             # the one whose hand was on the pile when the card touched it (another hand may
             # pass over it before or after, on its way to the other pile)
@@ -2512,6 +2527,24 @@ class Observer:
         player = placers[0] if len(placers) == 1 else max(visits, key=lambda p: visits[p])
         self._packet_visit_used[player] = visits[player]
         return player
+
+    def _spit_window(self, change: ZoneChange) -> tuple[float, float]:
+        """When a hand putting a spit card down on the changed pile was on it."""
+        t = self._touch(change, "spit")
+        return t - SPIT_PLACE_S, t + 1.5 / 30
+
+    def _spit_placers(self, change: ZoneChange, visits: Collection[Player]) -> list[Player]:
+        """Of the players who were at their packet (``visits``), those whose hand's tip lay on
+        the changed pile as a spit card was put down and has not moved on to the other pile."""
+        window = self._spit_window(change)
+        return [p for p in visits if self._tip_frames(change.zone, p, *window) > 0
+                and not self._tip_moved_on(change.zone, p, window[0])]
+
+    def _spit_unsure(self, change: ZoneChange, since: tuple[float, int]) -> bool:
+        """Whether both players, each just at their packet, had their fingertips on the changed
+        pile as a spit card was put down, neither yet seen moving on to the other pile: the one
+        whose arm crosses to the far pile is known only when it gets there."""
+        return len(self._spit_placers(change, self._packet_visits(since, change.time))) == 2
 
     def _tip_moved_on(self, pile: str, player: Player, since: float) -> bool:
         """Whether the tip of ``player``'s hand, seen on ``pile`` since ``since``, was last seen

@@ -1120,6 +1120,32 @@ def test_a_spit_card_explained_late_leaves_the_player_s_next_packet_visit_to_the
     assert [(type(e), e.player, str(e.card)) for e in events] == [(SpitTurn, Player.B, "5D")]
 
 
+@pytest.mark.parametrize("slot_shows", ["its card still", "a back", "no packet visit"])
+def test_a_card_a_busy_slot_still_shows_after_a_packet_visit_waits_for_that_slot(
+        layout: MatLayout, slot_shows: str) -> None:
+    """Game 5439 with the model: A's spit AC landed on pile 1 while A's arm lay over slot 2,
+    whose AS had been misread AC at its turn; it was taken for a play from slot 2 before the
+    spit cards (nine false F_EARLY followed). A card a busy slot still shows, its player's hand
+    just at their packet, waits for that slot: still showing its card when it settles, the
+    card on the pile is the spit card; its card gone, it was played from there. With no packet
+    visit it is a play from the slot at once, as before."""
+    table = Table(layout)
+    if slot_shows != "no packet visit":
+        table.frame_with(hands=(touching(Player.A, "A.packet"),), unsettled=("pile1",))
+    on = (hand(Player.A, "pile1", "A.stock2"),)
+    events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock2",))
+    if slot_shows == "no packet visit":
+        assert [(type(e), e.player, getattr(e, "slot", None)) for e in events] == [(Play, Player.A, 2)]
+        return
+    assert events == []  # waits for slot 2
+    if slot_shows == "its card still":
+        events = table.frame_with()  # slot 2 settles as it was: the arm only passed over it
+        assert [(type(e), e.player, str(e.card)) for e in events] == [(SpitTurn, Player.A, "KD")]
+    else:
+        events = table.frame_with({"A.stock2": "back"}, busy_frames=0)
+        assert [(type(e), e.player, getattr(e, "slot", None)) for e in events] == [(Play, Player.A, 2)]
+
+
 def test_a_card_moved_to_an_empty_slot_and_a_spit_card(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock1": "empty"})
@@ -1294,6 +1320,29 @@ def test_of_two_spitters_whose_fingertips_lay_on_the_pile_the_one_whose_arm_did_
             table.frame_with(hands=hands, unsettled=("pile2",))
         spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
         assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)], crossing
+
+
+def test_a_spit_card_both_players_fingertips_touched_waits_for_the_arm_crossing_to_the_other_pile(
+        layout: MatLayout) -> None:
+    """Game 5444 with perfect recognition: A put A's spit card on pile 1, then B's arm passed
+    over it on its way to pile 2, B's fingertips on pile 1 as the pile settled. The card went
+    to B (on the pile longer), and B's own spit card on pile 2, A's packet visit left, to A.
+    While the other pile is busy the card waits: the arm that moves on to it was crossing."""
+    pile1, pile2 = (tuple(map(float, layout.zone(z).center)) for z in ("pile1", "pile2"))
+    table = Table(layout)
+    table.frame_with(hands=(touching(Player.A, "A.packet"),), unsettled=("pile1",))
+    table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile1",))
+    table.idle(3, hands=(hand_at(Player.A, pile1, "pile1"),), unsettled=("pile1",))
+    table.idle(4, hands=(hand_at(Player.B, pile1, "pile1"),), unsettled=("pile1", "pile2"))
+    between = hand_at(Player.B, ((pile1[0] + pile2[0]) / 2, pile1[1]), "pile1")  # on its way
+    table.idle(4, hands=(between,), unsettled=("pile1", "pile2"))
+    assert table.frame_with({"pile1": "AD"}, hands=(between,), unsettled=("pile2",), busy_frames=0) == []
+    # B's fingertips reach pile 2: B's arm was crossing, the card is A's
+    events = [e for _ in range(3)
+              for e in table.frame_with(hands=(hand_at(Player.B, pile2, "pile2"),), unsettled=("pile2",))]
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(SpitTurn, Player.A, "AD")]
+    events = table.frame_with({"pile2": "JD"}, busy_frames=0)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(SpitTurn, Player.B, "JD")]
 
 
 def test_a_pile_read_as_its_top_a_spit_card_nearly_as_sure_shows_that_spit_card(layout: MatLayout) -> None:
