@@ -1062,12 +1062,15 @@ class Observer:
             awaited_too |= {z for z in self._pile_zone.values() if z != change.zone
                              and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None
                                                       and not obs.settled))}
-        if top is None and holder is not None and holder[0] in self._packet_visits(since, change.time):
-            # a busy slot still shows the new top (no departure yet), and its player's hand was
-            # at their packet: the card may be their spit card, the slot only under their arm.
-            # What the slot shows when it settles says which (game 5439 with the model: A's spit
-            # AC, A's slot 2 under the arm believed AC (its AS misread at its turn): taken for
-            # a play from slot 2 before the spit cards, and the spit lost: nine false F_EARLY)
+        if top is None and holder is not None and self.state.tops.get(change.zone) == "empty" \
+                and holder[0] in self._packet_visits(since, change.time):
+            # a card on an empty pile that a busy slot still shows (no departure yet), its
+            # player's hand just at their packet: the card may be their spit card, the slot only
+            # under their arm. What the slot shows when it settles says which (game 5439 with
+            # the model: A's spit AC, A's slot 2 under the arm believed AC (its AS misread at its
+            # turn): taken for a play from slot 2 before the spit cards, and the spit lost: nine
+            # false F_EARLY). Not on a pile with a card: an arm that passed over its packet on
+            # the way made a touch race's play wait (race-eval seed 6678, 0.37 s)
             awaited_too.add(self._slot_zone[holder])
         # a card the arbiter followed from a slot that is still busy to where it lies still,
         # under the new top, is known to have left: as good as a departure

@@ -1120,21 +1120,26 @@ def test_a_spit_card_explained_late_leaves_the_player_s_next_packet_visit_to_the
     assert [(type(e), e.player, str(e.card)) for e in events] == [(SpitTurn, Player.B, "5D")]
 
 
-@pytest.mark.parametrize("slot_shows", ["its card still", "a back", "no packet visit"])
-def test_a_card_a_busy_slot_still_shows_after_a_packet_visit_waits_for_that_slot(
+@pytest.mark.parametrize("slot_shows", ["its card still", "a back", "no packet visit", "onto a card"])
+def test_a_card_on_an_empty_pile_a_busy_slot_still_shows_after_a_packet_visit_waits_for_that_slot(
         layout: MatLayout, slot_shows: str) -> None:
-    """Game 5439 with the model: A's spit AC landed on pile 1 while A's arm lay over slot 2,
-    whose AS had been misread AC at its turn; it was taken for a play from slot 2 before the
-    spit cards (nine false F_EARLY followed). A card a busy slot still shows, its player's hand
-    just at their packet, waits for that slot: still showing its card when it settles, the
-    card on the pile is the spit card; its card gone, it was played from there. With no packet
-    visit it is a play from the slot at once, as before."""
+    """Game 5439 with the model: A's spit AC landed on the empty pile 1 while A's arm lay over
+    slot 2, whose AS had been misread AC at its turn; it was taken for a play from slot 2 before
+    the spit cards (nine false F_EARLY followed). A card on an empty pile that a busy slot still
+    shows, its player's hand just at their packet, waits for that slot: still showing its card
+    when it settles, the card is the spit card; its card gone, it was played from there. With no
+    packet visit, or onto a pile's card (an arm that passed over its packet on the way to a
+    touch race: race-eval seed 6678), it is a play from the slot at once, as before."""
     table = Table(layout)
+    if slot_shows != "onto a card":
+        taken = table.frame_with({"pile1": "empty"}, hands=(hand(Player.B, "pile1"),))
+        assert [type(e) for e in taken] == [TakePile]
+        table.idle(5)
     if slot_shows != "no packet visit":
         table.frame_with(hands=(touching(Player.A, "A.packet"),), unsettled=("pile1",))
     on = (hand(Player.A, "pile1", "A.stock2"),)
     events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock2",))
-    if slot_shows == "no packet visit":
+    if slot_shows in ("no packet visit", "onto a card"):
         assert [(type(e), e.player, getattr(e, "slot", None)) for e in events] == [(Play, Player.A, 2)]
         return
     assert events == []  # waits for slot 2
