@@ -26,7 +26,10 @@ time plus that step's processing time), median and p99; for a take-back, from wh
 was lifted off the pile; and, of that, the part after the frame where the tracker saw its zone
 settled (the event's ``settled_frame``): waits for other zones and processing, not the hand
 that still covers the card; and the same latency in video time (to the verdict's frame, without
-its processing), which does not depend on the machine's speed. Prints a table and one JSON line;
+its processing), which does not depend on the machine's speed, split at the frame that saw
+the zone settled (rest to settled: the tracker; settled to verdict: the observer's waits and
+readings again), with each fault timed listed (``faults_timed``: clip, code, card, its rest, its
+zone's settle and its verdict's frame, in video seconds). Prints a table and one JSON line;
 ``--out FILE`` writes the JSON.
 """
 
@@ -151,6 +154,7 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
     # and from the frame its zone was seen settled (the pipeline's own part of that latency)
     places = card_places(clip)
     latencies, after_settle, in_video = [], [], []
+    timed: list[dict[str, Any]] = []  # each fault timed: where its latency in video time went
     judged: list[TableEvent] = []  # the table events of the clip's one game, by number
     for record in records:
         if isinstance(record, TableEvent):
@@ -166,9 +170,13 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
                 seen = frame_t.get((last_event.evidence or {}).get("settled_frame", -1))
                 if seen is not None:
                     after_settle.append((verdict_out[id(record)] - seen) * 1000)
+                timed.append({"clip": clip.name, "code": str(record.code), "event": last_event.kind,
+                              "card": str(getattr(last_event, "card", "")), "rest_t": round(rest, 4),
+                              "settled_t": None if seen is None else round(seen, 4),
+                              "verdict_t": round(verdict_frame[id(record)], 4)})
     return {"clip": clip.name, "score": score, "wall_s": wall, "duration_s": duration,
             "speed": duration / wall if wall else None, "step_ms": step_ms, "latency_ms": latencies,
-            "after_settle_ms": after_settle, "in_video_ms": in_video,
+            "after_settle_ms": after_settle, "in_video_ms": in_video, "faults_timed": timed,
             "rejected": len(referee.rejected)}
 
 
@@ -188,6 +196,11 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     lat = [ms for r in results for ms in r["latency_ms"]]
     after = [ms for r in results for ms in r["after_settle_ms"]]
     in_video = [ms for r in results for ms in r["in_video_ms"]]
+    timed = [f for r in results for f in r["faults_timed"]]
+    # the latency in video time in two parts: the card's rest -> its zone seen settled (the
+    # tracker), and that frame -> the verdict's (the observer's waits and readings again)
+    to_settle = [(f["settled_t"] - f["rest_t"]) * 1000 for f in timed if f["settled_t"] is not None]
+    to_verdict = [(f["verdict_t"] - f["settled_t"]) * 1000 for f in timed if f["settled_t"] is not None]
 
     def acc(a: Any) -> dict[str, Any]:
         return {"total": a.total, "right": a.right,
@@ -216,6 +229,9 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "fault_latency_ms": spread(lat),
         "fault_after_settle_ms": spread(after),
         "fault_latency_in_video_ms": spread(in_video),
+        "fault_rest_to_settled_ms": spread(to_settle),
+        "fault_settled_to_verdict_ms": spread(to_verdict),
+        "faults_timed": timed,
         "rejected_events": sum(r["rejected"] for r in results),
         "per_clip": [{"clip": r["clip"], "precision": r["score"].counts().precision,
                       "recall": r["score"].counts().recall,
@@ -281,7 +297,8 @@ def main() -> int:
               f"{s['timing_ms']}; {s['speed_x_real_time_median']}x real time; step {s['step_ms']} ms; "
               f"fault latency {s['fault_latency_ms']} ms (after its zone settled: "
               f"{s['fault_after_settle_ms']} ms; in video time, without the processing: "
-              f"{s['fault_latency_in_video_ms']} ms)")
+              f"{s['fault_latency_in_video_ms']} ms: rest to settled {s['fault_rest_to_settled_ms']} ms, "
+              f"settled to verdict {s['fault_settled_to_verdict_ms']} ms)")
     print(json.dumps(report))
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
