@@ -1040,7 +1040,10 @@ class Observer:
         still unsettled, showing a face-up card other than the new top: that card may have gone
         onto the pile first, underneath (a touch race, two cards at once). Until such a slot
         settles its departure is not known and the hidden card would be missed: those slots
-        (``settling``: slots that count as unsettled still, their change not yet explained)."""
+        (``settling``: slots that count as unsettled still, their change not yet explained).
+        Also (since stop 57) what says whether the new top is a spit card and whose: the busy
+        slot that still shows it, and the other pile while both players' fingertips touched
+        this one."""
         if self._zone.get(change.zone) is None or self._zone[change.zone].kind is not ZoneKind.PILE \
                 or reading.label in FACE_UP_LABELS or self._is_take_back(change.zone, reading.label):
             return set()
@@ -1059,9 +1062,7 @@ class Observer:
             # other pile is busy, one of the arms may be crossing to it (game 5444: B's arm passed
             # over pile 1, after A had put A's spit card there, on its way to pile 2; the card
             # went to B, and B's own spit card on pile 2, A's packet visit left, to A)
-            awaited_too |= {z for z in self._pile_zone.values() if z != change.zone
-                             and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None
-                                                      and not obs.settled))}
+            awaited_too |= self._other_piles_busy(change, tracked, busy_piles)
         if top is None and holder is not None and self.state.tops.get(change.zone) == "empty" \
                 and holder[0] in self._packet_visits(since, change.time):
             # a card on an empty pile that a busy slot still shows (no departure yet), its
@@ -1087,8 +1088,7 @@ class Observer:
             # it is there). A card surely on its way there (a hand of its player is on that pile)
             # is waited for too: it may have touched first, and the engine must judge the two in
             # order (game 5016: two hands at once, judged the wrong way round)
-            busy = {z for z in self._pile_zone.values() if z != change.zone
-                    and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None and not obs.settled))}
+            busy = self._other_piles_busy(change, tracked, busy_piles)
             # a player with neither a card that left nor the new top may have put a card
             # between: their busy slots are waited for all the same (game 5002: A, B, A onto one
             # pile in one busy spell; B's card was lost)
@@ -1097,6 +1097,13 @@ class Observer:
         # (a slot of the top's player whose card the follows place elsewhere is waited for all
         # the same: in game 5014 that wait let B's AD, put under 3D by one hand, be found)
         return together | awaited_too | self._busy_slots(change, reading, since, tracked, settling, skip=skip)
+
+    def _other_piles_busy(self, change: ZoneChange, tracked: TrackedFrame, busy_piles: Collection[str]
+                          ) -> set[str]:
+        """The spit piles other than the changed one that are busy: unsettled now, or settling
+        in this frame with their change not yet explained (``busy_piles``)."""
+        return {z for z in self._pile_zone.values() if z != change.zone
+                and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None and not obs.settled))}
 
     def _carried_beneath(self, change: ZoneChange, reading: ZoneReading,
                          exclude: tuple[Player, int] | None = None) -> dict[str, tuple[Player, int]]:
