@@ -426,7 +426,9 @@ class Observer:
         self.dealing: set[Player] = set()  # players whose new layout is awaited
         self.slots = 5
         self._dealt_quiet: dict[Player, float] = {}  # latest quiet time of a dealt slot
-        self._gone_before_settled: set[tuple[str, Player, int]] = set()  # explained before its slot settled
+        #: (card, player, slot) explained before its slot settled -> the time of the change that
+        #: explained it (a pile's: the card lay there then)
+        self._gone_before_settled: dict[tuple[str, Player, int], float] = {}
         #: strays (cards at rest outside every zone) not yet explained, and those explained:
         #: stray number -> (player, card) of the sixth pile it is
         self._strays_waiting: list[StrayChange] = []
@@ -445,6 +447,9 @@ class Observer:
         self._covered_unread: dict[str, _Unread] = {}
         #: slots that may be mid-turn (``TURN_LOOK_S``), read again without holding anything
         self._turn_looks: dict[str, _Unread] = {}
+        #: a back's slot that settled under a hand, still showing the back -> (that frame, when
+        #: its busy spell began), until the slot's next change
+        self._back_under_hand: dict[str, tuple[int, tuple[float, int]]] = {}
         self._behind_unexplained: list[TableEvent] = []
         self._slot_zones = set(self._slot_zone.values())
         #: slots read "empty" under a hand the tracker saw only in its box (``_hidden_by_hand``)
@@ -575,10 +580,19 @@ class Observer:
             unread = self._unread.pop(change.zone, None)  # what was not read there is covered now
             covered = self._covered_unread.pop(change.zone, None) or unread
             self._turn_looks.pop(change.zone, None)
+            back_under_hand = self._back_under_hand.pop(change.zone, None)
             if reading is None:
                 continue
             change = self._hidden_by_hand(change, reading, tracked)
             reading = self._read_as_the_card_that_left(change, reading)
+            if back_under_hand is not None and reading.label not in {"back", "empty"} \
+                    and self.state.tops.get(change.zone) == "back" \
+                    and change.since_frame - back_under_hand[0] <= TURN_HIDDEN_GAP_FRAMES:
+                # a back's slot settled under the hand still showing the back, busy again at once
+                # and then showing a card: the hand stayed, the turn began in the first busy spell
+                # and is timed from it (game 5455: A's 7C, the slot busy at 5.13 s, settled under
+                # the hand 5.27-5.3 s; timed from the second spell, the turn came 0.26 s late)
+                since = back_under_hand[1]
             if reading.label == "card":  # face up, not read surely: look again (REREAD_EVERY)
                 self._unread[change.zone] = _Unread(change, since, [reading])
                 if covered is not None:
@@ -613,6 +627,7 @@ class Observer:
             if change.hand_over and reading.label == "back" and change.zone in self._slot_zones \
                     and self.state.tops.get(change.zone) == "back":
                 self._turn_looks[change.zone] = _Unread(change, since, [reading])
+                self._back_under_hand[change.zone] = (change.frame, since)
             events += self._explain_or_wait(change, reading, since, tracked, settling)
             if covered is not None and change.zone in self._under_hand:
                 self._covered_unread[change.zone] = covered
@@ -1324,6 +1339,18 @@ class Observer:
                 return t
         return None
 
+    def _back_at_slot(self, player: Player, zone: str, after: float, until: float) -> float | None:
+        """The first time after ``after`` (and up to ``until``) that a hand's tip of ``player``
+        came within ``SLOT_REACH_MM`` of stock slot ``zone``; None when the hands of that time
+        are no longer remembered, or none came."""
+        if not self._hands_seen or self._hands_seen[0][1] > after:
+            return None
+        outline = self._slot_outline[zone]
+        for _, t, hands in self._hands_seen:
+            if after < t <= until and _within_reach(outline, [h for h in hands if h.player is player]):
+                return t
+        return None
+
     def _reach_evidence(self, player: Player, slot: int, card: str, until: float) -> dict[str, object]:
         """``reached_t`` (see ``_reached_t``) for a play's or a move's evidence, when known."""
         reached = self._reached_t(player, slot, card, until)
@@ -1560,12 +1587,14 @@ class Observer:
         hidden = self._under_hand.pop(change.zone, None)
         card_before = self._card_under_hand.pop(change.zone, None)
         if hidden is not None and card_before is not None and new not in FACE_UP_LABELS \
-                and one_card_read(card_before[2].label, new) \
-                and (hidden[2].label == "empty" or not one_card_read(hidden[2].label, new)):
+                and one_card_read(card_before[2].label, new):
             # read as this card under the hand, then "empty" under it (the hand over the card)
             # or as another card, and surely as it now: the card came at the first change (games
             # 5024 and 5033 at 1280x720 with the model: A's 4D and 2H, 0.7 and 0.8 s late; game
-            # 5172: B's 10C read 0.65 under the hand, then QC at 0.57, 0.85 s late)
+            # 5172: B's 10C read 0.65 under the hand, then QC at 0.57, 0.85 s late); so too when
+            # read as it again under the hand after the "empty" (game 5459 with the model: A's
+            # 3H, turned at 25.58 s, read 3H at 0.56-0.79 under the hand from 25.6 s, "empty" under
+            # it at 27.0 s, 3H again at 27.3 s: timed from that, 1.7 s late)
             hidden = card_before
         if hidden is not None and zone.kind is ZoneKind.PILE and hidden[0].carried and not change.carried \
                 and new != old and new not in FACE_UP_LABELS and any(
@@ -1682,6 +1711,8 @@ class Observer:
         there under the hand, not surely enough then)."""
         if player in self.dealing:
             return self._dealing_change(change, reading, since, player)
+        # the slot's face-up card was played before the slot settled (the hand stayed or came back)
+        played_t = self._gone_before_settled.get((old, player, slot))
         if self._same_card(change, player, slot, old, reading):
             # read as another card, but the same one: its identity is a matter for the
             # referee (the turn below may correct its reading), no card left
@@ -1765,9 +1796,14 @@ class Observer:
             evidence.update(self._reach_evidence(player, source[1], new, change.time))
             return [Move(t=self._touch(change, "move"), frame=change.frame, player=player, start=source[2],
                          from_slot=source[1], to_slot=slot, card=card, evidence=evidence)]
-        # the face-up card left and the one beneath was turned while the hand stayed over the slot
-        return [Turn(t=self._touch(change, "turn"), frame=change.frame, player=player, slot=slot, card=card,
-                     evidence=evidence)]
+        # the face-up card left and the one beneath was turned while the hand stayed over the slot:
+        # after a play seen before the slot settled, at most as long after the hand came back to
+        # the slot as a turn from a back after its slot went busy (game 5458: A played the KD from
+        # slot 4 and came back to turn the 2S, the hand staying 0.5 s more; timed from the slot's
+        # settle under the hand, the turn came 0.55 s late)
+        back = None if played_t is None else self._back_at_slot(player, change.zone, played_t, change.time)
+        return [Turn(t=self._touch(change, "turn", busy_since=back), frame=change.frame, player=player,
+                     slot=slot, card=card, evidence=evidence)]
 
     def _moved_runner_up(self, change: ZoneChange, reading: ZoneReading, player: Player, slot: int
                          ) -> ZoneReading | None:
@@ -1864,7 +1900,7 @@ class Observer:
         """A departure of a card already explained (played onto a pile or moved to another slot
         before its slot settled)."""
         if (dep.card, dep.player, dep.slot) in self._gone_before_settled:
-            self._gone_before_settled.discard((dep.card, dep.player, dep.slot))
+            del self._gone_before_settled[(dep.card, dep.player, dep.slot)]
             dep.used = True
             return
         for pile in self.state.piles.values():
@@ -2006,7 +2042,7 @@ class Observer:
         for card_under, (player, slot) in carried.items():
             if any(a[0] == card_under for a in arrivals):
                 continue
-            self._gone_before_settled.add((card_under, player, slot))  # its slot settles later
+            self._gone_before_settled[(card_under, player, slot)] = change.time  # its slot settles later
             arrivals.append((card_under, player, slot, None))
         for card_under, player, slot, start in arrivals:
             pile.append(_PileCard(card_under, player, slot))
@@ -2062,7 +2098,7 @@ class Observer:
             # the slot shows when it settles says whether it left again (game 5138: B's QS
             # taken back to slot 3 and moved on to slot 1 in one busy spell; slot 3's back, when
             # it settled, was taken for the play's departure, and the QS for a turn in slot 1)
-            self._gone_before_settled.discard((gone.card, gone.player, gone.slot))
+            self._gone_before_settled.pop((gone.card, gone.player, gone.slot), None)
             if not self._back_in_its_slot(gone, reading):  # (not seen there already)
                 self._returning[gone.card] = (gone.player, gone.slot)
         return TakeBack(t=at, frame=change.frame, player=player, pile=pile_n, card=Card.parse(gone.card),
@@ -2425,7 +2461,7 @@ class Observer:
         holder = self._holder(card, exclude)
         if holder is not None:
             player, slot = holder
-            self._gone_before_settled.add((card, player, slot))
+            self._gone_before_settled[(card, player, slot)] = change.time
             return player, slot, None  # its slot has not settled: when it left is not known yet
         back_to = self._returning.get(card)
         if back_to is not None and back_to != exclude:
@@ -2501,7 +2537,7 @@ class Observer:
             if dep.player is player and dep.slot == source[1] and dep.card == source[3] and not dep.used:
                 dep.used = True
         if source[2] is None:
-            self._gone_before_settled.add((source[3], player, source[1]))
+            self._gone_before_settled[(source[3], player, source[1])] = change.time
         log.info("frame %d: %s shows %s, come from %s's slot %d, where it was read as %s",
                  change.frame, change.zone, card, player, source[1], source[3])
         return source

@@ -1914,18 +1914,20 @@ def test_a_turn_whose_slot_settles_long_after_the_hand_came_is_timed_from_when_i
         assert (expected == quiet - TOUCH_LAG_S["turn"]) is (busy_frames == 6)
 
 
+@pytest.mark.parametrize("first_read", ["empty", "back"])
 @pytest.mark.parametrize("gap", [0, 12])
-def test_a_turn_after_its_slot_settled_empty_under_the_hand_is_timed_from_the_first_spell(
-        layout: MatLayout, gap: int) -> None:
+def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_spell(
+        layout: MatLayout, gap: int, first_read: str) -> None:
     """Game 5323 with the model: A's JD, turned 0.3 s after A's hand came over the slot; the
     slot settled under the hand for 5 frames, read "empty" (the hand over the card), went busy
-    again and showed the JD 0.4 s later: timed from the second busy spell, 0.78 s late. A slot
-    busy again within ``TURN_HIDDEN_GAP_FRAMES`` is the same visit of the hand; after a longer
-    pause the second spell stands."""
+    again and showed the JD 0.4 s later: timed from the second busy spell, 0.78 s late. Game
+    5455 (both recognitions), the same with the slot read as its back (A's 7C, 0.26 s late). A
+    slot busy again within ``TURN_HIDDEN_GAP_FRAMES`` is the same visit of the hand; after a
+    longer pause the second spell stands."""
     table = Table(layout)
     table.idle(30)
     over = (hand(Player.A, "A.stock3"),)
-    assert table.frame_with({"A.stock3": "empty"}, hands=over, hand_over=True, busy_frames=15) == []
+    assert table.frame_with({"A.stock3": first_read}, hands=over, hand_over=True, busy_frames=15) == []
     first_busy = (table.frame - 15) / FPS
     table.idle(gap, hands=over)
     table.busy_since["A.stock3"] = table.frame + 1
@@ -1936,6 +1938,29 @@ def test_a_turn_after_its_slot_settled_empty_under_the_hand_is_timed_from_the_fi
     went_busy = first_busy if gap <= TURN_HIDDEN_GAP_FRAMES else second_busy
     assert abs(events[0].t - min(quiet, went_busy + TURN_AFTER_BUSY_MAX_S)) < 1e-9
     assert (events[0].t < quiet - 0.1) is (gap <= TURN_HIDDEN_GAP_FRAMES)
+
+
+def test_a_turn_after_a_play_from_its_busy_slot_is_timed_from_the_hand_coming_back(
+        layout: MatLayout) -> None:
+    """Game 5458 (both recognitions): A played the KD from slot 4, found on the pile while the
+    slot was busy still (the slot showed it), and the hand came back to turn the 2S and stayed
+    0.5 s more; the slot settled under the hand 1.4 s after the play and the turn, timed from
+    that settle, came 0.55 s late. Now at most ``TURN_AFTER_BUSY_MAX_S`` after the hand's tip
+    came back to the slot, as a turn from a back after its slot went busy."""
+    table = Table(layout)
+    table.idle(30)
+    table.busy_since["A.stock1"] = table.frame + 1
+    at_slot = (hand(Player.A, "A.stock1"),)
+    on_pile = (hand(Player.A, "pile1", "A.stock1"),)  # the arm over the slot, the tip on the pile
+    table.idle(10, hands=at_slot, unsettled=("A.stock1",))
+    played = table.frame_with({"pile1": "4D"}, hands=on_pile, unsettled=("A.stock1",))
+    assert [(type(e), e.player, getattr(e, "slot", None)) for e in played] == [(Play, Player.A, 1)]
+    table.idle(5, hands=on_pile, unsettled=("A.stock1",))
+    back = (table.frame + 1) / FPS
+    events = table.frame_with({"A.stock1": "8H"}, hands=at_slot, hand_over=True, busy_frames=40)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(Turn, Player.A, "8H")]
+    assert abs(events[0].t - (back + TURN_AFTER_BUSY_MAX_S)) < 1e-9
+    assert events[0].t < table.frame / FPS - TURN_UNDER_HAND_LAG_S - 0.5  # (the settle, as before)
 
 
 def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_change(
@@ -2325,6 +2350,17 @@ def test_a_card_read_under_the_hand_then_empty_under_it_and_surely_after_is_time
     assert table.frame_with({"A.stock3": "QC"}, confidence=0.57, **under) == []
     table.idle(8)
     events = table.frame_with({"A.stock3": "6C"}, confidence=0.9)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    # game 5459 with the model: read under the hand as the card, then "empty" under it, then as
+    # the card again under it, and surely once the hand had gone: the first too (1.7 s late)
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.56, **under) == []
+    settled_under = table.frame / FPS
+    assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.76, **under) == []
+    table.idle(8)
+    events = table.frame_with({"A.stock3": "6C"}, confidence=0.74)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
     assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
 
