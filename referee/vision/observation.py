@@ -1339,6 +1339,15 @@ class Observer:
                 return t
         return None
 
+    def _hand_left_before(self, zone: str, player: Player, after: float, busy: float) -> float | None:
+        """When the last visit of a hand of ``player`` to ``zone`` ended, when it ended after
+        ``after`` and before ``busy`` (the zone's busy spell began) and no hand of theirs has
+        covered the zone since; None otherwise."""
+        visits = self._visits(zone, player)
+        if visits and after <= visits[-1][1] < busy:
+            return visits[-1][1]
+        return None
+
     def _back_at_slot(self, player: Player, zone: str, after: float, until: float) -> float | None:
         """The first time after ``after`` (and up to ``until``) that a hand's tip of ``player``
         came within ``SLOT_REACH_MM`` of stock slot ``zone``; None when the hands of that time
@@ -2081,6 +2090,13 @@ class Observer:
         player, slot, start = top_source
         pile.append(_PileCard(new, player, slot))
         under = [p.card for p in pile[-3:-1]]
+        left = None if start is None else self._hand_left_before(change.zone, player, start, since[0])
+        if left is not None:
+            # the hand that put it down left the pile before the pile's change began: the card
+            # lay there by then (game 5457, both recognitions: A's JH put on pile 2 while B's
+            # slapping hand lay on it, the pile settled under the hands; it went busy only when
+            # B's hand moved, 0.17 s after A's had gone, and the play came 0.41 s late)
+            t = min(t, left)
         events.append(Play(t=t, frame=change.frame, player=player,
                            start=self._start_estimate(player, slot, new, start, t), slot=slot, pile=pile_n,
                            card=card, hand=self._hand_of(player, start, slot),

@@ -1963,6 +1963,28 @@ def test_a_turn_after_a_play_from_its_busy_slot_is_timed_from_the_hand_coming_ba
     assert events[0].t < table.frame / FPS - TURN_UNDER_HAND_LAG_S - 0.5  # (the settle, as before)
 
 
+def test_a_play_whose_hand_left_the_pile_before_the_pile_went_busy_lay_there_by_then(
+        layout: MatLayout) -> None:
+    """Game 5457 (both recognitions): A put the JH on pile 2 while B's slapping hand lay on it; the
+    pile stayed settled under the hands, went busy only when B's hand moved, 0.17 s after A's
+    hand had gone, and the play, timed from the pile's settle, came 0.41 s late. The card lay
+    there when the hand that put it down left the pile; a hand that stays over the busy pile
+    times it from the pile, as before."""
+    for stays in (False, True):
+        table = Table(layout)
+        table.idle(30)
+        assert table.frame_with({"A.stock1": "back"}, hands=(hand(Player.A, "A.stock1"),)) == []
+        table.idle(4, hands=(hand(Player.A, "pile1"), hand(Player.B, "pile1")))
+        left = table.frame / FPS
+        table.idle(3, hands=(hand(Player.B, "pile1"),))
+        over = (hand(Player.A, "pile1"),) if stays else ()
+        events = table.frame_with({"pile1": "4D"}, hands=over, busy_frames=8)
+        assert [(type(e), e.player, str(e.card)) for e in events] == [(Play, Player.A, "4D")]
+        from_pile = (table.frame - 3) / FPS - TOUCH_LAG_S["play"]
+        assert abs(events[0].t - (from_pile if stays else left)) < 1e-9, stays
+        assert stays or events[0].t < from_pile - 0.1
+
+
 def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_change(
         layout: MatLayout) -> None:
     """Game 5015 at 1280x720: B's 7S, turned at 6.69 s, read 7S at 0.47 when its slot settled
