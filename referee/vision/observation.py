@@ -111,6 +111,10 @@ TURN_AFTER_BUSY_MAX_S = 0.5
 TURN_HIDDEN_GAP_FRAMES = 6
 #: A hand putting a spit card down is on the pile for this long before the card touches it.
 SPIT_PLACE_S = 0.25
+#: ... and its fingertips are still on the pile up to this long after (the card reaches further
+#: than the fingers that hold it: game 5460, B's tip first seen on pile 2 54 ms after B's spit
+#: card touched it, while A's arm, crossing to pile 1, had passed over it just before).
+SPIT_TIP_AFTER_S = 0.1
 #: A spit card is taken from the packet at most this long before its pile starts to change.
 SPIT_REACH_S = 1.5
 #: A pile read as its old top, its runner-up at least this share as sure, is read as that
@@ -2597,10 +2601,12 @@ class Observer:
 
     def _spit_placers(self, change: ZoneChange, visits: Collection[Player]) -> list[Player]:
         """Of the players who were at their packet (``visits``), those whose hand's tip lay on
-        the changed pile as a spit card was put down and has not moved on to the other pile."""
-        window = self._spit_window(change)
-        return [p for p in visits if self._tip_frames(change.zone, p, *window) > 0
-                and not self._tip_moved_on(change.zone, p, window[0])]
+        the changed pile as a spit card was put down (up to ``SPIT_TIP_AFTER_S`` after) and has
+        not moved on to the other pile."""
+        start = self._spit_window(change)[0]
+        end = self._touch(change, "spit") + SPIT_TIP_AFTER_S
+        return [p for p in visits if self._tip_frames(change.zone, p, start, end) > 0
+                and not self._tip_moved_on(change.zone, p, start)]
 
     def _spit_unsure(self, change: ZoneChange, since: tuple[float, int]) -> bool:
         """Whether both players, each just at their packet, had their fingertips on the changed

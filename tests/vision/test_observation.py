@@ -25,6 +25,7 @@ from referee.vision.observation import (
     SECOND_HAND_MM2,
     SLAP_LEAD_S,
     SLOT_REACH_MM,
+    SPIT_TIP_AFTER_S,
     SPIT_WAIT_S,
     TAKE_BACK_CARRY_S,
     TAKE_BACK_GRAB_S,
@@ -1325,6 +1326,29 @@ def test_of_two_spitters_whose_fingertips_lay_on_the_pile_the_one_whose_arm_did_
             table.frame_with(hands=hands, unsettled=("pile2",))
         spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
         assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)], crossing
+
+
+def test_a_spitters_fingertips_seen_on_the_pile_just_after_the_card_touched_placed_it(
+        layout: MatLayout) -> None:
+    """Game 5460 (both recognitions): A's arm crossed pile 2 on its way to pile 1, then B's hand
+    put B's spit card on pile 2, B's fingertips first seen on it 54 ms after the card touched
+    (the card reaches further than the fingers). With no tip counted, the card went to A (on the
+    pile longer), and A's own card on pile 1 to B. Tips count up to ``SPIT_TIP_AFTER_S`` after
+    the touch; A's, moved on to pile 1, does not."""
+    pile1, pile2 = (tuple(map(float, layout.zone(z).center)) for z in ("pile1", "pile2"))
+    a_crossing, a_on = hand_at(Player.A, pile2, "pile2"), hand_at(Player.A, pile1, "pile1")
+    b_on = hand_at(Player.B, pile2, "pile2")
+    table = Table(layout)
+    table.frame_with(hands=(touching(Player.B, "B.packet"),))
+    table.frame_with(hands=(touching(Player.A, "A.packet"),))
+    table.idle(2, hands=(a_crossing,), unsettled=("pile2",))
+    table.idle(2, hands=(a_on,), unsettled=("pile2", "pile1"))
+    table.idle(4, hands=(a_on, b_on), unsettled=("pile2", "pile1"))  # B's tip from 3 frames after the touch
+    spit = table.frame_with({"pile2": "5C"}, hands=(a_on, b_on), unsettled=("pile1",), busy_frames=0)
+    assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)]
+    assert spit[0].t + SPIT_TIP_AFTER_S >= (table.frame - 4) / FPS > spit[0].t + 1.5 / FPS
+    spit = table.frame_with({"pile1": "JD"}, hands=(a_on,), busy_frames=0)
+    assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.A)]
 
 
 def test_a_spit_card_both_players_fingertips_touched_waits_for_the_arm_crossing_to_the_other_pile(
