@@ -930,6 +930,14 @@ class Arbiter:
         touch = [self._time(ests[e.player], e) if use[e.player]
                  else _fallback_t(ests[e.player], e, self.s.max_shift_s)
                  for e in order]
+        busy_from = (first.evidence or {}).get("since_t")
+        if not use[first.player] and use[second.player] and isinstance(busy_from, (int, float)):
+            # the first card's touch not known, the second's is: it came between its pile going
+            # busy and the second's touch, at the middle of that as far as we know (game 5370 with
+            # perfect recognition: A's 2H, its track unusable, was put 0.29 s early, before its
+            # pile went busy, and B's 2C, taken up after that, was no touch race: an
+            # F_ILLEGAL_RANK for the F_LOST_TOUCH)
+            touch[0] = max(touch[0], (busy_from + touch[1]) / 2)
         if not touch[0] + self.s.min_gap_s <= touch[1]:
             mid = (touch[0] + touch[1]) / 2  # the estimates cross the call: both at the middle, in order
             touch = [mid - self.s.min_gap_s / 2, mid + self.s.min_gap_s / 2]

@@ -624,6 +624,35 @@ def test_a_card_with_no_contact_estimate_underneath_or_settled_late_is_timed_a_c
     assert _fallback_t(_Estimate(None, "poor fit", left=18.217), under_busy, 0.25) == 18.767
 
 
+def test_a_race_s_first_card_with_no_usable_contact_is_put_between_its_pile_going_busy_and_the_second(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Game 5370 with perfect recognition: A's 2H, under B's 2C, its track unusable (it moved
+    before a hand reached the slot), was timed by the observer 0.29 s early, before its pile went
+    busy; B's 2C, taken up after that time, was no touch race: an F_ILLEGAL_RANK for the
+    F_LOST_TOUCH. With the second card's contact known, the first is put at the middle between
+    its pile going busy and that contact (at 12.16 s; it touched at 12.25 s); a first card timed
+    later than that keeps its time."""
+    from referee.cards import Card
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import ZoneTracker
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(cal))
+    evidence = {"since_t": 12.0}
+    under = Play(t=11.96, frame=376, player=Player.A, start=11.5, slot=4, pile=2, card=Card.parse("2H"),
+                 evidence={**evidence, "underneath": True})
+    top = Play(t=12.326, frame=376, player=Player.B, start=12.083, slot=3, pile=2, card=Card.parse("2C"),
+               evidence={**evidence, "underneath": ["AC", "2H"]})
+    monkeypatch.setattr(arbiter, "_face", lambda *args: "not followed")  # no layering, no tracks
+    monkeypatch.setattr(arbiter, "_usable", lambda est, ev, tracked: ev is top)  # only the top's time
+    now = TrackedFrame(376, 376 / 30, {}, (), ())
+    first, second = (item.event for item in arbiter._race(under, top, now))
+    assert (first.card, second.card) == (under.card, top.card)
+    assert abs(first.t - (12.0 + 12.326) / 2) < 1e-9 and second.t == 12.326
+    late = replace(under, t=12.3)
+    assert next(item.event for item in arbiter._race(late, top, now)).t == 12.3
+
+
 def test_a_slap_during_play_goes_to_the_engine_at_once() -> None:
     from referee.live.arbitrate import Arbiter
     from referee.vision.tracking import TrackedFrame, ZoneTracker
