@@ -25,6 +25,7 @@ from referee.vision.observation import (
     SECOND_HAND_MM2,
     SLAP_LEAD_S,
     SLOT_REACH_MM,
+    SPIT_PLACE_S,
     SPIT_TIP_AFTER_S,
     SPIT_WAIT_S,
     TAKE_BACK_CARRY_S,
@@ -1326,6 +1327,24 @@ def test_of_two_spitters_whose_fingertips_lay_on_the_pile_the_one_whose_arm_did_
             table.frame_with(hands=hands, unsettled=("pile2",))
         spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
         assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)], crossing
+
+
+def test_a_spit_card_whose_hand_lingered_on_the_pile_touched_as_the_hand_came(layout: MatLayout) -> None:
+    """Game 5370 (both recognitions): B's hand lay on pile 2 0.37 s after putting the 7D down, and
+    the spit, timed from the pile's settle, was 0.30 s late. A spit card touches at most
+    ``SPIT_PLACE_S`` after its player's hand came onto the pile; a hand that leaves at once
+    times it from the settle, as before."""
+    for linger in (20, 2):
+        table = Table(layout)
+        table.idle(30)
+        table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile2",))
+        came = (table.frame + 1) / FPS
+        table.idle(3 + linger, hands=(hand(Player.B, "pile2"),), unsettled=("pile2",))
+        spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
+        assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)]
+        from_settle = (table.frame - 3) / FPS - TOUCH_LAG_S["spit"]
+        assert abs(spit[0].t - min(from_settle, came + SPIT_PLACE_S)) < 1e-9
+        assert (spit[0].t < from_settle - 0.1) is (linger == 20)
 
 
 def test_a_spitters_fingertips_seen_on_the_pile_just_after_the_card_touched_placed_it(
