@@ -451,8 +451,8 @@ class Observer:
         self._covered_unread: dict[str, _Unread] = {}
         #: slots that may be mid-turn (``TURN_LOOK_S``), read again without holding anything
         self._turn_looks: dict[str, _Unread] = {}
-        #: a back's slot that settled under a hand, still showing the back -> (that frame, when
-        #: its busy spell began), until the slot's next change
+        #: a back's slot that settled under a hand whose fingers were at it, still showing the
+        #: back -> (that frame, when its busy spell began), until the slot's next change
         self._back_under_hand: dict[str, tuple[int, tuple[float, int]]] = {}
         self._behind_unexplained: list[TableEvent] = []
         self._slot_zones = set(self._slot_zone.values())
@@ -631,7 +631,12 @@ class Observer:
             if change.hand_over and reading.label == "back" and change.zone in self._slot_zones \
                     and self.state.tops.get(change.zone) == "back":
                 self._turn_looks[change.zone] = _Unread(change, since, [reading])
-                self._back_under_hand[change.zone] = (change.frame, since)
+                owner = self._zone[change.zone].owner
+                fingers = [h for h in tracked.hands if h.player is owner]
+                if _within_reach(self._slot_outline[change.zone], fingers):
+                    # (the fingers at the slot: not an arm passing over it on its way to a pile,
+                    # fixture exchange: B's arm, then B's hand back to turn the 6D 0.4 s later)
+                    self._back_under_hand[change.zone] = (change.frame, since)
             events += self._explain_or_wait(change, reading, since, tracked, settling)
             if covered is not None and change.zone in self._under_hand:
                 self._covered_unread[change.zone] = covered
