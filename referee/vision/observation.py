@@ -2098,11 +2098,13 @@ class Observer:
                 return events
             pile.append(_PileCard(new, spitter, None))
             # a hand that lingers on the pile after putting the card down settles it late: the
-            # card touched about as soon as the hand came onto the pile (game 5370, both
-            # recognitions: B's 7D, the hand on the pile 0.37 s, timed 0.30 s late)
-            came = self._came_onto(change.zone, spitter, self._touch(change, "spit"))
-            spat = self._touch(change, "spit") if came is None else min(self._touch(change, "spit"),
-                                                                        came + SPIT_PLACE_S)
+            # card touched about as soon as the hand came onto the pile in its busy spell (game
+            # 5370, both recognitions: B's 7D, the hand on the pile 0.37 s, timed 0.30 s late;
+            # not a hand that lay over it before: game 5469, B's arm over pile 2 for 2.5 s)
+            spat = self._touch(change, "spit")
+            came = self._came_onto(change.zone, spitter, spat)
+            if came is not None and came >= since[0]:
+                spat = min(spat, came + SPIT_PLACE_S)
             events.append(SpitTurn(t=spat, frame=change.frame, player=spitter,
                                    pile=pile_n,
                                    card=card,

@@ -1332,19 +1332,24 @@ def test_of_two_spitters_whose_fingertips_lay_on_the_pile_the_one_whose_arm_did_
 def test_a_spit_card_whose_hand_lingered_on_the_pile_touched_as_the_hand_came(layout: MatLayout) -> None:
     """Game 5370 (both recognitions): B's hand lay on pile 2 0.37 s after putting the 7D down, and
     the spit, timed from the pile's settle, was 0.30 s late. A spit card touches at most
-    ``SPIT_PLACE_S`` after its player's hand came onto the pile; a hand that leaves at once
-    times it from the settle, as before."""
-    for linger in (20, 2):
+    ``SPIT_PLACE_S`` after its player's hand came onto the pile in the pile's busy spell; a hand
+    that leaves at once times it from the settle, as before, and so does one that lay over the
+    pile before the spell began (game 5469: B's arm over pile 2 for 2.5 s, the 2C put 2.3 s
+    early by a first form)."""
+    for linger, before in ((20, 0), (2, 0), (20, 10)):
         table = Table(layout)
         table.idle(30)
-        table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile2",))
-        came = (table.frame + 1) / FPS
+        table.frame_with(hands=(touching(Player.B, "B.packet"),))
+        table.idle(before, hands=(hand(Player.B, "pile2"),))
+        came = (table.frame + 1 - before) / FPS
+        table.busy_since["pile2"] = table.frame + 1
         table.idle(3 + linger, hands=(hand(Player.B, "pile2"),), unsettled=("pile2",))
         spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
         assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)]
         from_settle = (table.frame - 3) / FPS - TOUCH_LAG_S["spit"]
-        assert abs(spit[0].t - min(from_settle, came + SPIT_PLACE_S)) < 1e-9
-        assert (spit[0].t < from_settle - 0.1) is (linger == 20)
+        bounded = linger == 20 and not before
+        assert abs(spit[0].t - (min(from_settle, came + SPIT_PLACE_S) if bounded else from_settle)) < 1e-9
+        assert (spit[0].t < from_settle - 0.1) is bounded
 
 
 def test_a_spitters_fingertips_seen_on_the_pile_just_after_the_card_touched_placed_it(
