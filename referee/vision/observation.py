@@ -635,8 +635,12 @@ class Observer:
                 fingers = [h for h in tracked.hands if h.player is owner]
                 if _within_reach(self._slot_outline[change.zone], fingers):
                     # (the fingers at the slot: not an arm passing over it on its way to a pile,
-                    # fixture exchange: B's arm, then B's hand back to turn the 6D 0.4 s later)
-                    self._back_under_hand[change.zone] = (change.frame, since)
+                    # fixture exchange: B's arm, then B's hand back to turn the 6D 0.4 s later);
+                    # the visit from when they came (game 5459: A's arm back over slot 2 at
+                    # 18.8 s, the fingers there at 19.07 s, the 8H turned at 19.57 s)
+                    came = self._back_at_slot(owner, change.zone, since[0] - 1e-6, change.time)
+                    self._back_under_hand[change.zone] = (
+                        change.frame, (since[0] if came is None else max(since[0], came), since[1]))
             events += self._explain_or_wait(change, reading, since, tracked, settling)
             if covered is not None and change.zone in self._under_hand:
                 self._covered_unread[change.zone] = covered

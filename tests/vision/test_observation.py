@@ -1962,7 +1962,7 @@ def test_a_turn_whose_slot_settles_long_after_the_hand_came_is_timed_from_when_i
         assert (expected == quiet - TOUCH_LAG_S["turn"]) is (busy_frames == 6)
 
 
-@pytest.mark.parametrize("first_read", ["empty", "back", "back under the arm"])
+@pytest.mark.parametrize("first_read", ["empty", "back", "back under the arm", "back, the fingers late"])
 @pytest.mark.parametrize("gap", [0, 12])
 def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_spell(
         layout: MatLayout, gap: int, first_read: str) -> None:
@@ -1973,14 +1973,18 @@ def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_sp
     7C, 0.26 s late). A slot busy again within ``TURN_HIDDEN_GAP_FRAMES`` is the same visit of
     the hand; after a longer pause the second spell stands, as it does after a back under an
     arm whose fingers were elsewhere (fixture exchange: B's arm over slot 4 on its way to pile
-    2, the hand back to turn the 6D 0.4 s later)."""
+    2, the hand back to turn the 6D 0.4 s later). The visit begins when the fingers came (game
+    5459: A's arm back over slot 2 at 18.8 s, the fingers there at 19.07 s, the 8H turned at
+    19.57 s; timed from the arm, 0.27 s early)."""
     table = Table(layout)
     table.idle(30)
     over = (hand(Player.A, "A.stock3"),)
-    first_over = (hand(Player.A, "A.stock3", "pile1"),) if first_read == "back under the arm" else over
-    assert table.frame_with({"A.stock3": first_read.split()[0]}, hands=first_over, hand_over=True,
-                            busy_frames=15) == []
-    first_busy = (table.frame - 15) / FPS
+    arm = (hand(Player.A, "A.stock3", "pile1"),)  # over the slot, the fingers on the pile
+    first_over = arm if first_read == "back under the arm" else over
+    late = first_read == "back, the fingers late"  # over the slot as it settled only
+    assert table.frame_with({"A.stock3": first_read.split()[0].strip(",")}, hands=first_over, hand_over=True,
+                            busy_frames=15, before=arm if late else None) == []
+    first_busy = (table.frame - (0 if late else 15)) / FPS
     table.idle(gap, hands=over)
     table.busy_since["A.stock3"] = table.frame + 1
     second_busy = (table.frame + 1) / FPS
@@ -1990,7 +1994,7 @@ def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_sp
     same_visit = gap <= TURN_HIDDEN_GAP_FRAMES and first_read != "back under the arm"
     went_busy = first_busy if same_visit else second_busy
     assert abs(events[0].t - min(quiet, went_busy + TURN_AFTER_BUSY_MAX_S)) < 1e-9
-    assert (events[0].t < quiet - 0.1) is same_visit
+    assert late or (events[0].t < quiet - 0.1) is same_visit
 
 
 def test_a_turn_after_a_play_from_its_busy_slot_is_timed_from_the_hand_coming_back(
