@@ -633,7 +633,7 @@ class Observer:
                 self._turn_looks[change.zone] = _Unread(change, since, [reading])
                 owner = self._zone[change.zone].owner
                 fingers = [h for h in tracked.hands if h.player is owner]
-                if _within_reach(self._slot_outline[change.zone], fingers):
+                if owner is not None and _within_reach(self._slot_outline[change.zone], fingers):
                     # (the fingers at the slot: not an arm passing over it on its way to a pile,
                     # fixture exchange: B's arm, then B's hand back to turn the 6D 0.4 s later);
                     # the visit from when they came (game 5459: A's arm back over slot 2 at
