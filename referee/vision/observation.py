@@ -638,7 +638,7 @@ class Observer:
                     # fixture exchange: B's arm, then B's hand back to turn the 6D 0.4 s later);
                     # the visit from when they came (game 5459: A's arm back over slot 2 at
                     # 18.8 s, the fingers there at 19.07 s, the 8H turned at 19.57 s)
-                    came = self._back_at_slot(owner, change.zone, since[0] - 1e-6, change.time)
+                    came = self._fingers_came(owner, change.zone, since[0] - 1e-6, change.time)
                     self._back_under_hand[change.zone] = (
                         change.frame, (since[0] if came is None else max(since[0], came), since[1]))
             events += self._explain_or_wait(change, reading, since, tracked, settling)
@@ -1367,10 +1367,10 @@ class Observer:
             return visits[-1][1]
         return None
 
-    def _back_at_slot(self, player: Player, zone: str, after: float, until: float) -> float | None:
-        """The first time after ``after`` (and up to ``until``) that a hand's tip of ``player``
-        came within ``SLOT_REACH_MM`` of stock slot ``zone``; None when the hands of that time
-        are no longer remembered, or none came."""
+    def _fingers_came(self, player: Player, zone: str, after: float, until: float) -> float | None:
+        """The first time after ``after`` (and up to ``until``) that a hand's tip (the fingers)
+        of ``player`` came within ``SLOT_REACH_MM`` of stock slot ``zone``; None when the hands of
+        that time are no longer remembered, or none came."""
         if not self._hands_seen or self._hands_seen[0][1] > after:
             return None
         outline = self._slot_outline[zone]
@@ -1829,7 +1829,7 @@ class Observer:
         # the slot as a turn from a back after its slot went busy (game 5458: A played the KD from
         # slot 4 and came back to turn the 2S, the hand staying 0.5 s more; timed from the slot's
         # settle under the hand, the turn came 0.55 s late)
-        back = None if played_t is None else self._back_at_slot(player, change.zone, played_t, change.time)
+        back = None if played_t is None else self._fingers_came(player, change.zone, played_t, change.time)
         return [Turn(t=self._touch(change, "turn", busy_since=back), frame=change.frame, player=player,
                      slot=slot, card=card, evidence=evidence)]
 
@@ -2120,7 +2120,7 @@ class Observer:
         left = None if start is None else self._hand_left_before(change.zone, player, start, since[0])
         if left is not None:
             # the hand that put it down left the pile before the pile's change began: the card
-            # lay there by then (game 5457, both recognitions: A's JH put on pile 2 while B's
+            # lay there by then (game 5457 with perfect recognition: A's JH put on pile 2 while B's
             # slapping hand lay on it, the pile settled under the hands; it went busy only when
             # B's hand moved, 0.17 s after A's had gone, and the play came 0.41 s late)
             t = min(t, left)
