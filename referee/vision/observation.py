@@ -2626,8 +2626,8 @@ class Observer:
         """Of the players who were at their packet (``visits``), those whose hand's tip lay on
         the changed pile as a spit card was put down (up to ``SPIT_TIP_AFTER_S`` after) and has
         not moved on to the other pile."""
-        start = self._spit_window(change)[0]
-        end = self._touch(change, "spit") + SPIT_TIP_AFTER_S
+        touched = self._touch(change, "spit")
+        start, end = touched - SPIT_PLACE_S, touched + SPIT_TIP_AFTER_S
         return [p for p in visits if self._tip_frames(change.zone, p, start, end) > 0
                 and not self._tip_moved_on(change.zone, p, start)]
 

@@ -2022,7 +2022,7 @@ def test_a_turn_after_a_play_from_its_busy_slot_is_timed_from_the_hand_coming_ba
 
 def test_a_play_whose_hand_left_the_pile_before_the_pile_went_busy_lay_there_by_then(
         layout: MatLayout) -> None:
-    """Game 5457 (both recognitions): A put the JH on pile 2 while B's slapping hand lay on it; the
+    """Game 5457 with perfect recognition: A put the JH on pile 2 while B's slapping hand lay on it; the
     pile stayed settled under the hands, went busy only when B's hand moved, 0.17 s after A's
     hand had gone, and the play, timed from the pile's settle, came 0.41 s late. The card lay
     there when the hand that put it down left the pile; a hand that stays over the busy pile
