@@ -166,6 +166,8 @@ SECOND_HAND_MM2 = 6000.0
 #: the 27 cards taken with two hands on the mat in games 5000-5045 with perfect recognition,
 #: 25 at 0.11-0.65, the others at 0.76 and 1.0).
 HAND_NEAR_SHARE = 0.75
+#: A hand's tip on a spit pile this many frames in a row visited it (``Observer._fingers_back``).
+PILE_VISIT_FRAMES = 3
 #: A card leaves its slot this long before the slot's picture stops moving (the hand lifting it away).
 LEFT_LAG_S = 0.1
 #: A slapping hand is seen over the pile this long before it lands.
@@ -279,6 +281,16 @@ class _Departure:
     #: when the slot first went busy after its card was last believed there (the earliest the
     #: hand can have come for it: an earlier busy spell may have settled under the hand)
     came_t: float | None = None
+    #: no later than this it was taken: the last time its player's fingers were at the slot
+    #: before they reached a spit pile (None: not known; see ``Observer._reach_before_pile``)
+    taken_by: float | None = None
+
+    @property
+    def taken(self) -> float:
+        """When the card left, for its action's ``start``: ``start``, or ``taken_by`` when that
+        is earlier (an arm that stays over the slot keeps its picture moving after the card
+        left). Cards are ordered by ``start``, which is measured alike for every slot."""
+        return self.start if self.taken_by is None else min(self.start, self.taken_by)
 
 
 @dataclass
@@ -1034,9 +1046,11 @@ class Observer:
     def _departure(self, card: str, player: Player, slot: int, change: ZoneChange,
                    since: tuple[float, int]) -> _Departure:
         """``card`` gone from ``player``'s ``slot`` at ``change`` (busy since ``since``)."""
-        came = self._first_busy.get(self._slot_zone.get((player, slot), ""), since[0])
+        zone = self._slot_zone.get((player, slot), "")
+        came = self._first_busy.get(zone, since[0])
         return _Departure(card, player, slot, self._left(change), change.frame, change.time,
-                          since_frame=change.since_frame, since_t=since[0], came_t=min(came, since[0]))
+                          since_frame=change.since_frame, since_t=since[0], came_t=min(came, since[0]),
+                          taken_by=self._reach_before_pile(player, zone, min(came, since[0]), change.time))
 
     def _left_under_hand(self, player: Player, card: str) -> _Departure | None:
         """The departure of ``card``, followed to rest outside the zones, from the slot of
@@ -1358,6 +1372,28 @@ class Observer:
         starts = [came for came, _ in self._visits(zone, player) if came <= before]
         return starts[-1] if starts else None
 
+    def _reach_before_pile(self, player: Player, zone: str, since: float, until: float) -> float | None:
+        """The last time between ``since`` and ``until`` that a hand's tip of ``player`` lay within
+        ``SLOT_REACH_MM`` of stock slot ``zone`` before a tip of theirs lay on a spit pile (a hand
+        passing back over the slot from the pile does not count, nor a tip at the slot before a
+        frame that saw no hand of the player); None when not known: the hands of ``since`` are
+        no longer remembered, or no tip came to the slot and then to a pile."""
+        if zone not in self._slot_outline or not self._hands_seen or self._hands_seen[0][1] > since:
+            return None
+        outline = self._slot_outline[zone]
+        reach = found = None
+        for _, t, hands in self._hands_seen:
+            if not since - 1e-9 <= t <= until:
+                continue
+            mine = [h for h in hands if h.player is player]
+            if not mine:
+                reach = None  # (a hand the tracker lost may have been at the slot since)
+            elif _within_reach(outline, mine):
+                reach = t
+            elif reach is not None and any(self._piles_at_tip(h) for h in mine):
+                found = reach
+        return found
+
     def _hand_left_before(self, zone: str, player: Player, after: float, busy: float) -> float | None:
         """When the last visit of a hand of ``player`` to ``zone`` ended, when it ended after
         ``after`` and before ``busy`` (the zone's busy spell began) and no hand of theirs has
@@ -1378,6 +1414,39 @@ class Observer:
             if after < t <= until and _within_reach(outline, [h for h in hands if h.player is player]):
                 return t
         return None
+
+    def _fingers_stayed_off(self, player: Player | None, zone: str, after: float, until: float) -> bool:
+        """Whether no tip of ``player``'s hands came within ``SLOT_REACH_MM`` of stock slot
+        ``zone`` after ``after`` up to ``until`` (False when the hands of that time are no longer
+        remembered)."""
+        if player is None or not self._hands_seen or self._hands_seen[0][1] > after:
+            return False
+        return self._fingers_came(player, zone, after, until) is None
+
+    def _fingers_back(self, player: Player, zone: str, after: float, until: float) -> float | None:
+        """When the fingers of ``player`` came back to stock slot ``zone`` (within
+        ``SLOT_REACH_MM``) from a spit pile between ``after`` and ``until``: the first time they
+        were there after the last time a tip of theirs lay on a pile for ``PILE_VISIT_FRAMES``
+        frames in a row (a tip that touches a pile's edge for a frame as the fingers turn a card
+        is no visit: game 5500, B's 4S); None when no tip of theirs lay on a pile so and came
+        back, or the hands of that time are no longer remembered."""
+        if not self._hands_seen or self._hands_seen[0][1] > after:
+            return None
+        outline = self._slot_outline[zone]
+        came: float | None = None
+        visited = False  # a tip of theirs lay on a pile
+        run = 0  # frames in a row with a tip on a pile
+        for _, t, hands in self._hands_seen:
+            if not after < t <= until:
+                continue
+            mine = [h for h in hands if h.player is player]
+            on_pile = not _within_reach(outline, mine) and any(self._piles_at_tip(h) for h in mine)
+            run = run + 1 if on_pile else 0
+            if run >= PILE_VISIT_FRAMES:
+                visited, came = True, None  # (the fingers come back later, or not at all)
+            elif visited and came is None and _within_reach(outline, mine):
+                came = t
+        return came
 
     def _reach_evidence(self, player: Player, slot: int, card: str, until: float) -> dict[str, object]:
         """``reached_t`` (see ``_reached_t``) for a play's or a move's evidence, when known."""
@@ -1646,12 +1715,17 @@ class Observer:
             change, since = replace(hidden[0], hand_over=False), hidden[1]
         if hidden is not None and zone.kind is ZoneKind.STOCK and old == "back" \
                 and new not in FACE_UP_LABELS and hidden[2].label == "empty" \
-                and change.since_frame - hidden[0].frame <= TURN_HIDDEN_GAP_FRAMES:
+                and (change.since_frame - hidden[0].frame <= TURN_HIDDEN_GAP_FRAMES
+                     or self._fingers_stayed_off(zone.owner, change.zone, hidden[0].time, change.time)):
             # a back's slot settled "empty" under the hand (the hand over it), busy again at once
             # and then showing a card: the hand stayed, and turned the card in the first busy
             # spell; a turn is timed from when its slot went busy (game 5323 with the model: A's
             # JD, turned 0.3 s into a spell of 1 s, the slot settled under the hand for 5 frames,
-            # then busy 0.25 s more: timed from the second spell, 0.78 s late)
+            # then busy 0.25 s more: timed from the second spell, 0.78 s late). So too when the
+            # second spell came later with no fingers at the slot: an arm passed over it (game
+            # 5504 with the model: A's 10S turned at 7.28 s, read "empty" at 0.75 under A's arm
+            # on its way to the packet, the arm back over it on its way to pile 1 0.23 s later:
+            # timed from that, 0.72 s late)
             since = hidden[1]
         turned_under = card_before if hidden is None or hidden[2].label == "empty" else hidden
         if (turned_under is not None and zone.kind is ZoneKind.STOCK and old == "back" and new == "empty"
@@ -1809,8 +1883,15 @@ class Observer:
         card = Card.parse(new)
         evidence = self._evidence(change, reading, since)
         if old == "back":
-            return [Turn(t=self._touch(change, "turn", busy_since=since[0]), frame=change.frame,
-                         player=player, slot=slot, card=card, evidence=evidence)]
+            # bounded from when its slot went busy, or, when the hand went on to a pile in that
+            # spell, from when the fingers came back: the arm over the slot on its way to the
+            # pile kept it busy (game 5500, both recognitions: A played the 6H from slot 2 and
+            # came back to turn the 2S; bounded from the arm, the turn was 0.29 s early; games
+            # 5491, 5505 and 5509 the same, 0.26-0.64 s)
+            back = self._fingers_back(player, change.zone, since[0] - 1e-6, change.time)
+            came = since[0] if back is None else max(since[0], back)
+            return [Turn(t=self._touch(change, "turn", busy_since=came),
+                         frame=change.frame, player=player, slot=slot, card=card, evidence=evidence)]
         source = self._source_of(new, change, exclude=(player, slot))
         turned = self._turned_and_moved(change, reading, since, player, slot) \
             if source is None and old == "empty" else []
@@ -2061,22 +2142,28 @@ class Observer:
         top_slot = None if top_source is None else (top_source[0], top_source[1])
         carried = self._carried_beneath(change, reading, exclude=top_slot)
         under_t = t - 1.0 / 30
-        arrivals: list[tuple[str, Player, int, float | None]] = []  # card, player, slot, start
+        # card, player, slot, when it left (the ordering ``start``), when it was taken by
+        arrivals: list[tuple[str, Player, int, float | None, float | None]] = []
         for dep in sorted(hidden, key=lambda d: d.start):
             if top_source is not None and dep.player is top_source[0] and dep.slot == top_source[1]:
                 continue
             dep.used = True
-            arrivals.append((dep.card, dep.player, dep.slot, dep.start))
+            arrivals.append((dep.card, dep.player, dep.slot, dep.start, dep.taken))
         for card_under, (player, slot) in carried.items():
             if any(a[0] == card_under for a in arrivals):
                 continue
             self._gone_before_settled[(card_under, player, slot)] = change.time  # its slot settles later
-            arrivals.append((card_under, player, slot, None))
-        for card_under, player, slot, start in arrivals:
+            arrivals.append((card_under, player, slot, None, None))
+        below = -math.inf  # when the card beneath touched
+        for card_under, player, slot, start, taken in arrivals:
             pile.append(_PileCard(card_under, player, slot))
-            # it touched before the top card, and about a carry after it left its slot
-            touched = under_t if start is None else min(under_t, start + PLAY_CARRY_S)
-            events.append(Play(t=touched, frame=change.frame, player=player, start=start,
+            # it touched before the top card, about a carry after it was taken, and after the
+            # card beneath it (they lie in the order their slots settled; game 5460: A's 4C and
+            # 2S taken in one hand, the 2S's slot quiet late under the arm, the fingers last at
+            # the 2S's slot 0.1 s before they were last at the 4C's)
+            touched = under_t if taken is None else min(under_t, max(below, taken + PLAY_CARRY_S))
+            below = touched
+            events.append(Play(t=touched, frame=change.frame, player=player, start=taken,
                                slot=slot, pile=pile_n,
                                hand=self._hand_of(player, start, slot), card=Card.parse(card_under),
                                evidence=self._evidence(change, reading, since, underneath=True,
@@ -2095,7 +2182,7 @@ class Observer:
             if from_beneath:
                 return from_beneath
             # no slot held it: a spit card, from the packet of a player whose hand was there
-            spitter = self._spit_player(change, since)
+            spitter = self._spit_player(change, since, played_under={e.player for e in events})
             if spitter is None:
                 log.info("frame %d: %s shows %s, from no slot and no packet: not explained", change.frame,
                          change.zone, new)
@@ -2585,7 +2672,8 @@ class Observer:
                  change.frame, change.zone, card, player, source[1], source[3])
         return source
 
-    def _spit_player(self, change: ZoneChange, since: tuple[float, int]) -> Player | None:
+    def _spit_player(self, change: ZoneChange, since: tuple[float, int],
+                     played_under: Collection[Player] = ()) -> Player | None:
         """Whose spit card landed on a pile: a player whose hand was at their packet shortly
         before (a visit not already spent on an earlier spit card); of two, the one alone whose
         hand's tip lay on the pile in the ``SPIT_PLACE_S`` before the card touched it and has
@@ -2598,12 +2686,18 @@ class Observer:
         was on the pile longer then; of two as long on it, the one whose hand's tip lay on it
         longer (game 5110: A's arm and B's, each crossing over the other's pile to the far one,
         covered pile 1 as long; A's fingertips lay on it 6 frames, B's 1); else the later
-        visit. None: nobody's hand was at their packet."""
+        visit. None: nobody's hand was at their packet. Of two whose tips lay on it, when one
+        of them (``played_under``) put a card found beneath it in the same change, the other:
+        that hand was on the pile for its play (game 5506, both recognitions: A played the 7S
+        onto pile 2 and its hand stayed on the pile, its arm having touched A's packet on the
+        way; B's spit 8D came onto the 7S 0.18 s later and went to A, with two false F_EARLY)."""
         visits = self._packet_visits(since, change.time)
         if not visits:
             return None
         window = self._spit_window(change)
         placers = self._spit_placers(change, visits)
+        if len(placers) == 2 and len(set(placers) & set(played_under)) == 1:
+            placers = [p for p in placers if p not in played_under]
         if len(placers) != 1:
             # the one whose hand was on the pile when the card touched it (another hand may
             # pass over it before or after, on its way to the other pile)

@@ -1375,6 +1375,35 @@ def test_a_spitters_fingertips_seen_on_the_pile_just_after_the_card_touched_plac
     assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.A)]
 
 
+def test_a_spit_card_on_a_card_just_played_by_the_other_hand_on_the_pile_is_the_other_players(
+        layout: MatLayout) -> None:
+    """Game 5506 (both recognitions): A played the 7S onto pile 2 early (A had turned A's spit
+    card, B not yet), A's arm touching A's packet on the way, and A's hand stayed on the pile;
+    B's spit 8D came onto the 7S 0.18 s later, B's tip on the pile only as it touched. The spit
+    card went to A (on the pile longer): a false F_EARLY for it and one for B's next play. The
+    hand of the player whose card was found beneath it in the same change was there for that
+    play: of two spitters' tips on the pile, the card is the other's."""
+    pile1 = tuple(map(float, layout.zone("pile1").center))
+    a_on = hand_at(Player.A, pile1, "pile1", "A.packet")  # the arm over A's packet, the tip on the pile
+    b_on = hand_at(Player.B, pile1, "pile1")
+    for b_spits in (True, False):
+        table = Table(layout)
+        table.idle(30)
+        table.busy_since["A.stock1"] = table.frame + 1
+        table.idle(3, hands=(hand(Player.A, "A.stock1"),), unsettled=("A.stock1",))
+        table.busy_since["pile1"] = table.frame + 1
+        table.idle(3, hands=(a_on,), unsettled=("A.stock1", "pile1"))
+        left = table.frame_with({"A.stock1": "empty"}, hands=(a_on,), unsettled=("pile1",), busy_frames=1)
+        assert left == []
+        b_packet = touching(Player.B, "B.packet") if b_spits else hand(Player.B, "B.stock3")
+        table.idle(2, hands=(a_on, b_packet), unsettled=("pile1",))
+        table.idle(5, hands=(a_on, b_on), unsettled=("pile1",))
+        events = table.frame_with({"pile1": "KH"}, busy_frames=0)
+        cards = [(type(e), e.player, str(e.card)) for e in events]
+        # (no visit of B's to B's packet: A's, as before)
+        assert cards == [(Play, Player.A, "4D"), (SpitTurn, Player.B if b_spits else Player.A, "KH")]
+
+
 def test_a_spit_card_both_players_fingertips_touched_waits_for_the_arm_crossing_to_the_other_pile(
         layout: MatLayout) -> None:
     """Game 5444 with perfect recognition: A put A's spit card on pile 1, then B's arm passed
@@ -1539,6 +1568,40 @@ def test_a_card_of_the_same_hand_found_beneath_a_carried_top_lies_underneath_whe
             assert cards == [(Play, "4D", True), (Play, "7H", ["5D", "4D"])]
         else:
             assert cards == [(Play, "7H", ["5D"])]
+
+
+def test_a_card_whose_slot_stayed_busy_under_the_arm_was_taken_when_the_fingers_left_it(
+        layout: MatLayout) -> None:
+    """Game 5460 (both recognitions): A took the 4C and then the 2S in one hand (22.73 and
+    22.78 s) onto pile 1, under B's 2H; A's arm lay over the 2S's slot until 23.6 s, so the 2S
+    "left" at 23.5 s, after the 4C touched (23.19 s), and the F_TWO_CARDS was missed. A card
+    was taken no later than its player's fingers were last at its slot before they reached a
+    pile; the cards beneath keep the order of their slots' settles (that of the 2H's race)."""
+    table = Table(layout)
+    table.idle(30)
+    table.busy_since["A.stock1"] = table.frame + 1
+    table.idle(3, hands=(hand(Player.A, "A.stock1"),), unsettled=("A.stock1",))
+    table.busy_since["A.stock4"] = table.frame + 1
+    table.idle(3, hands=(hand(Player.A, "A.stock4"),), unsettled=("A.stock1", "A.stock4"))
+    fingers_left = table.frame / FPS  # the last frame the fingers were at slot 4
+    arm = (hand(Player.A, "pile1", "A.stock4"),)  # over slot 4, the tip on the pile
+    busy = ("A.stock4", "pile1")
+    assert table.frame_with({"A.stock1": "empty"}, hands=arm, unsettled=busy, busy_frames=3) == []
+    table.idle(6, hands=arm, unsettled=busy)
+    both = (*arm, hand(Player.B, "pile1"))
+    assert table.frame_with({"B.stock1": "empty"}, hands=both, unsettled=busy, busy_frames=3) == []
+    table.idle(3, hands=both, unsettled=busy)
+    assert table.frame_with({"A.stock4": "empty"}, hands=(hand(Player.B, "pile1"),), unsettled=("pile1",),
+                            busy_frames=2) == []
+    quiet = (table.frame - 3) / FPS - LEFT_LAG_S  # when the slot's picture stopped moving
+    events = table.frame_with({"pile1": "10C"}, busy_frames=3)
+    cards = [(e.player, str(e.card)) for e in events]
+    assert cards == [(Player.A, "4D"), (Player.A, "JS"), (Player.B, "10C")]
+    assert events[1].start is not None and abs(events[1].start - fingers_left) < 1e-9
+    assert events[1].start < events[0].t < quiet  # it began before the 4D touched: one hand, two cards
+    # touched a carry after it was taken, and after the 4D beneath it
+    assert events[0].t <= events[1].t == min(events[2].t, max(events[0].t, fingers_left + PLAY_CARRY_S))
+    assert events[1].t < quiet + PLAY_CARRY_S - 0.1  # (timed from the slot's settle: later)
 
 
 @pytest.mark.parametrize("fingers", [True, False])
@@ -1962,7 +2025,8 @@ def test_a_turn_whose_slot_settles_long_after_the_hand_came_is_timed_from_when_i
         assert (expected == quiet - TOUCH_LAG_S["turn"]) is (busy_frames == 6)
 
 
-@pytest.mark.parametrize("first_read", ["empty", "back", "back under the arm", "back, the fingers late"])
+@pytest.mark.parametrize("first_read", ["empty", "back", "back under the arm", "back, the fingers late",
+                                        "empty, then an arm"])
 @pytest.mark.parametrize("gap", [0, 12])
 def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_spell(
         layout: MatLayout, gap: int, first_read: str) -> None:
@@ -1975,7 +2039,10 @@ def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_sp
     arm whose fingers were elsewhere (fixture exchange: B's arm over slot 4 on its way to pile
     2, the hand back to turn the 6D 0.4 s later). The visit begins when the fingers came (game
     5459: A's arm back over slot 2 at 18.8 s, the fingers there at 19.07 s, the 8H turned at
-    19.57 s; timed from the arm, 0.27 s early)."""
+    19.57 s; timed from the arm, 0.27 s early). A second spell after a longer pause with no
+    fingers at the slot, only an arm over it, is no visit either (game 5504 with the model: A's
+    10S, read "empty" at 0.75 under A's arm on its way to the packet, the arm back over the slot
+    on its way to pile 1 0.23 s later; timed from that, 0.72 s late)."""
     table = Table(layout)
     table.idle(30)
     over = (hand(Player.A, "A.stock3"),)
@@ -1985,13 +2052,15 @@ def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_sp
     assert table.frame_with({"A.stock3": first_read.split()[0].strip(",")}, hands=first_over, hand_over=True,
                             busy_frames=15, before=arm if late else None) == []
     first_busy = (table.frame - (0 if late else 15)) / FPS
-    table.idle(gap, hands=over)
+    then = arm if first_read == "empty, then an arm" else over
+    table.idle(gap, hands=then)
     table.busy_since["A.stock3"] = table.frame + 1
     second_busy = (table.frame + 1) / FPS
-    events = table.frame_with({"A.stock3": "6C"}, hands=over, busy_frames=20)
+    events = table.frame_with({"A.stock3": "6C"}, hands=then, busy_frames=20)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
     quiet = (table.frame - 3) / FPS - TOUCH_LAG_S["turn"]
-    same_visit = gap <= TURN_HIDDEN_GAP_FRAMES and first_read != "back under the arm"
+    same_visit = (gap <= TURN_HIDDEN_GAP_FRAMES and first_read != "back under the arm") \
+        or first_read == "empty, then an arm"
     went_busy = first_busy if same_visit else second_busy
     assert abs(events[0].t - min(quiet, went_busy + TURN_AFTER_BUSY_MAX_S)) < 1e-9
     assert late or (events[0].t < quiet - 0.1) is same_visit
@@ -2018,6 +2087,40 @@ def test_a_turn_after_a_play_from_its_busy_slot_is_timed_from_the_hand_coming_ba
     assert [(type(e), e.player, str(e.card)) for e in events] == [(Turn, Player.A, "8H")]
     assert abs(events[0].t - (back + TURN_AFTER_BUSY_MAX_S)) < 1e-9
     assert events[0].t < table.frame / FPS - TURN_UNDER_HAND_LAG_S - 0.5  # (the settle, as before)
+
+
+@pytest.mark.parametrize("frames_on_pile", [8, 1])
+def test_a_turn_whose_slot_went_busy_under_the_arm_of_a_play_is_timed_from_the_fingers_back(
+        layout: MatLayout, frames_on_pile: int) -> None:
+    """Game 5500 (both recognitions): A played the 6H from slot 2, the slot settled showing the
+    back under the arm and went busy again at once, the arm over it while the tip lay on the
+    pile; the fingers came back 0.27 s later and turned the 2S. Bounded from the slot going
+    busy, the turn was 0.29 s early (games 5491, 5505 and 5509 the same). Bounded from the
+    fingers coming back from the pile instead; a tip on the pile for a frame only (the fingers
+    touching its edge as they turn the card: game 5500, B's 4S) is no visit to it."""
+    table = Table(layout)
+    table.idle(30)
+    table.busy_since["A.stock1"] = table.frame + 1
+    table.idle(3, hands=(hand(Player.A, "A.stock1"),), unsettled=("A.stock1",))
+    arm = (hand(Player.A, "pile1", "A.stock1"),)  # over the slot, the tip on the pile
+    table.busy_since["pile1"] = table.frame + 1
+    table.idle(3, hands=arm, unsettled=("A.stock1", "pile1"))
+    assert table.frame_with({"A.stock1": "back"}, hands=arm, hand_over=True, unsettled=("pile1",),
+                            busy_frames=1) == []
+    went_busy = (table.frame + 1) / FPS
+    table.busy_since["A.stock1"] = table.frame + 1
+    played = table.frame_with({"pile1": "4D"}, hands=arm, unsettled=("A.stock1",), busy_frames=1)
+    assert [(type(e), str(e.card)) for e in played] == [(Play, "4D")]
+    at_slot = (hand(Player.A, "A.stock1"),)
+    table.idle(frames_on_pile - 1, hands=arm, unsettled=("A.stock1",))
+    table.idle(8 - frames_on_pile, hands=at_slot, unsettled=("A.stock1",))
+    back = (table.frame + 1) / FPS
+    table.idle(20, hands=at_slot, unsettled=("A.stock1",))
+    events = table.frame_with({"A.stock1": "8H"}, hands=at_slot, busy_frames=6)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(Turn, Player.A, "8H")]
+    visited = frames_on_pile > 1
+    assert abs(events[0].t - ((back if visited else went_busy) + TURN_AFTER_BUSY_MAX_S)) < 1e-9
+    assert events[0].t < (table.frame - 3) / FPS - TOUCH_LAG_S["turn"] - 0.1  # (the settle: later)
 
 
 def test_a_play_whose_hand_left_the_pile_before_the_pile_went_busy_lay_there_by_then(
