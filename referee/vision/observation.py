@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import deque
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -1372,20 +1372,27 @@ class Observer:
         starts = [came for came, _ in self._visits(zone, player) if came <= before]
         return starts[-1] if starts else None
 
+    def _remembers(self, t: float) -> bool:
+        """Whether the hands seen at time ``t`` are still remembered (``HAND_MEMORY_S``)."""
+        return bool(self._hands_seen) and self._hands_seen[0][1] <= t
+
+    def _hands_of(self, player: Player, after: float, until: float) -> Iterator[tuple[float, list[HandBlob]]]:
+        """Each remembered frame after ``after`` up to ``until``: its time and ``player``'s hands."""
+        for _, t, hands in self._hands_seen:
+            if after < t <= until:
+                yield t, [h for h in hands if h.player is player]
+
     def _reach_before_pile(self, player: Player, zone: str, since: float, until: float) -> float | None:
         """The last time between ``since`` and ``until`` that a hand's tip of ``player`` lay within
         ``SLOT_REACH_MM`` of stock slot ``zone`` before a tip of theirs lay on a spit pile (a hand
         passing back over the slot from the pile does not count, nor a tip at the slot before a
         frame that saw no hand of the player); None when not known: the hands of ``since`` are
         no longer remembered, or no tip came to the slot and then to a pile."""
-        if zone not in self._slot_outline or not self._hands_seen or self._hands_seen[0][1] > since:
+        if zone not in self._slot_outline or not self._remembers(since):
             return None
         outline = self._slot_outline[zone]
         reach = found = None
-        for _, t, hands in self._hands_seen:
-            if not since - 1e-9 <= t <= until:
-                continue
-            mine = [h for h in hands if h.player is player]
+        for t, mine in self._hands_of(player, since - 1e-9, until):
             if not mine:
                 reach = None  # (a hand the tracker lost may have been at the slot since)
             elif _within_reach(outline, mine):
@@ -1407,21 +1414,18 @@ class Observer:
         """The first time after ``after`` (and up to ``until``) that a hand's tip (the fingers)
         of ``player`` came within ``SLOT_REACH_MM`` of stock slot ``zone``; None when the hands of
         that time are no longer remembered, or none came."""
-        if not self._hands_seen or self._hands_seen[0][1] > after:
+        if not self._remembers(after):
             return None
         outline = self._slot_outline[zone]
-        for _, t, hands in self._hands_seen:
-            if after < t <= until and _within_reach(outline, [h for h in hands if h.player is player]):
-                return t
-        return None
+        came = (t for t, mine in self._hands_of(player, after, until) if _within_reach(outline, mine))
+        return next(came, None)
 
     def _fingers_stayed_off(self, player: Player | None, zone: str, after: float, until: float) -> bool:
         """Whether no tip of ``player``'s hands came within ``SLOT_REACH_MM`` of stock slot
         ``zone`` after ``after`` up to ``until`` (False when the hands of that time are no longer
         remembered)."""
-        if player is None or not self._hands_seen or self._hands_seen[0][1] > after:
-            return False
-        return self._fingers_came(player, zone, after, until) is None
+        return player is not None and self._remembers(after) \
+            and self._fingers_came(player, zone, after, until) is None
 
     def _fingers_back(self, player: Player, zone: str, after: float, until: float) -> float | None:
         """When the fingers of ``player`` came back to stock slot ``zone`` (within
@@ -1430,16 +1434,13 @@ class Observer:
         frames in a row (a tip that touches a pile's edge for a frame as the fingers turn a card
         is no visit: game 5500, B's 4S); None when no tip of theirs lay on a pile so and came
         back, or the hands of that time are no longer remembered."""
-        if not self._hands_seen or self._hands_seen[0][1] > after:
+        if not self._remembers(after):
             return None
         outline = self._slot_outline[zone]
         came: float | None = None
         visited = False  # a tip of theirs lay on a pile
         run = 0  # frames in a row with a tip on a pile
-        for _, t, hands in self._hands_seen:
-            if not after < t <= until:
-                continue
-            mine = [h for h in hands if h.player is player]
+        for t, mine in self._hands_of(player, after, until):
             on_pile = not _within_reach(outline, mine) and any(self._piles_at_tip(h) for h in mine)
             run = run + 1 if on_pile else 0
             if run >= PILE_VISIT_FRAMES:
