@@ -4,7 +4,7 @@ first-slap calls (docs/arbitration.md, "In the pipeline").
     arbiter = Arbiter(tracker)
     # every frame, after ZoneTracker.update and before the observer explains the changes:
     arbiter.observe(tracker, tracked, observer.believed_tops())
-    for item in arbiter.refine(events, tracked, not_before=last_t):   # the observer's events
+    for item in arbiter.refine(events, tracked, not_before=floor):   # the observer's events
         judge(item.event)               # time order; item.note goes into the verdict's message
     arbiter.flush(...)                  # the end of the video: slaps still held
 
@@ -50,7 +50,7 @@ import logging
 import math
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -69,6 +69,9 @@ log = logging.getLogger(__name__)
 
 #: a slap's ``touch_from`` when the two slaps' times crossed the call and were put either side of their middle
 SLAPS_SPREAD = "between the two slaps' times (they crossed the call)"
+#: the earliest time an event may be given at: after the last one the engine judged, or, per
+#: event, after the last one judged that the event could depend on (Referee.not_before)
+NotBefore = float | Callable[[TableEvent], float]
 
 
 @dataclass(frozen=True)
@@ -635,7 +638,7 @@ class Arbiter:
         return None
 
     # ------------------------------------------------------------------ the observer's events
-    def refine(self, events: Sequence[TableEvent], tracked: TrackedFrame, not_before: float = -math.inf
+    def refine(self, events: Sequence[TableEvent], tracked: TrackedFrame, not_before: NotBefore = -math.inf
                ) -> list[Arbitrated]:
         """This frame's events made ready for the engine, in time order: plays and moves with
         touch times from the cards' carries, races ordered by the arbitration, slaps held until
@@ -686,7 +689,8 @@ class Arbiter:
         out += self._release_slaps(tracked, force=bool(out))
         return self._in_order(out, not_before)
 
-    def flush(self, tracked: TrackedFrame | None = None, not_before: float = -math.inf) -> list[Arbitrated]:
+    def flush(self, tracked: TrackedFrame | None = None, not_before: NotBefore = -math.inf
+              ) -> list[Arbitrated]:
         """Whatever is still held (the end of the video)."""
         if not self._held:
             out, self._behind_slaps = self._behind_slaps, []
@@ -698,18 +702,21 @@ class Arbiter:
         out, self._behind_slaps = self._behind_slaps, []
         return self._in_order(out + self._release_slaps(tracked, force=True), not_before)
 
-    def _in_order(self, items: list[Arbitrated], not_before: float) -> list[Arbitrated]:
+    def _in_order(self, items: list[Arbitrated], not_before: NotBefore) -> list[Arbitrated]:
         """Sorted by time (stable: an ordered pair keeps its order); a time from the video is
-        not put before what the engine already judged (nor before the event given before it)."""
+        not put before what the engine already judged that it could depend on (``not_before``:
+        one time, or each event's own), nor before the event given before it."""
+        floor_of = not_before if callable(not_before) else (lambda _ev: not_before)
         fixed: list[Arbitrated] = []
-        floor = not_before
+        given = -math.inf
         for item in sorted(items, key=lambda i: i.event.t):
             ev = item.event
+            floor = max(given, floor_of(ev))
             ours = (ev.evidence or {}).get("touch_from") in ("trajectory", "hand stop", SLAPS_SPREAD)
             if ours and ev.t < floor + self.s.min_gap_s:
                 evidence = {**(ev.evidence or {}), "touch_clamped_from": round(ev.t, 4)}
                 item = replace(item, event=replace(ev, t=floor + self.s.min_gap_s, evidence=evidence))
-            floor = max(floor, item.event.t)
+            given = max(given, item.event.t)
             fixed.append(item)
         return fixed
 

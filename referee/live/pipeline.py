@@ -259,7 +259,9 @@ class Referee:
         if arbitration:
             self.arbiter = Arbiter(self.tracker, arbitration if isinstance(arbitration, ArbiterSettings)
                                    else None)
-        self._last_t = -math.inf  # the time of the last event the engine judged
+        self._last_t = -math.inf  # the time of the last event the engine judged (but those below)
+        #: per player, the time of the last turn or move (in their own slots) the engine judged
+        self._last_stock_t: dict[Player, float] = {}
         self.game = Game(self.rules)
         #: the engine's recent states, to judge a card found beneath judged events in its place
         self.hindsight = Hindsight()
@@ -313,7 +315,7 @@ class Referee:
             tracked = result.tracked = self._withheld_landings(tracked, readings)
             events = self.observer.update(tracked, readings)
         if self.arbiter is not None:
-            items = self.arbiter.refine(events, tracked, not_before=self._last_t)
+            items = self.arbiter.refine(events, tracked, not_before=self.not_before)
         else:
             items = [Arbitrated(ev) for ev in events]
         for item in items:
@@ -708,6 +710,14 @@ class Referee:
             self.observer.rename(zone, str(fix.was), str(fix.card))
         return True
 
+    def not_before(self, ev: TableEvent) -> float:
+        """The earliest time ``ev``, found now, may be given at: after every event the engine
+        judged that it could depend on. A turn or a move of the other player, in their own
+        slots, is not one of them: a play timed by its carry before such a turn judged a frame
+        earlier keeps its time (game 5527: A's 8H, touched 0.2 s before B's turn of a QS settled
+        under B's hand, was put after it, 0.28 s late, and counted missed with its fault)."""
+        return max(self._last_t, self._last_stock_t.get(ev.player, -math.inf))
+
     def _read_confidence_of(self, card: Card, player: Player) -> float:
         """How surely the card the engine holds face up in one of ``player``'s slots was
         read: the reading of the last event that put it there (1 for events of a log)."""
@@ -719,7 +729,10 @@ class Referee:
 
     def _record(self, ev: TableEvent, judgement: Judgement, result: StepResult, quiet: bool = False,
                 item: Arbitrated | None = None) -> None:
-        self._last_t = max(self._last_t, ev.t)
+        if isinstance(ev, Turn | Move):
+            self._last_stock_t[ev.player] = max(self._last_stock_t.get(ev.player, -math.inf), ev.t)
+        else:
+            self._last_t = max(self._last_t, ev.t)
         verdict, calls = judgement.verdict, list(judgement.calls)
         if item is not None and item.note:
             # the arbitration could not tell who was first: the verdict (and the slap call) say so
@@ -762,12 +775,12 @@ class Referee:
         last = self._last_tracked
         if last is not None:  # pile changes still waiting, events held behind a spit card
             tail = self.observer.flush(last)
-            items = (self.arbiter.refine(tail, last, not_before=self._last_t) if self.arbiter is not None
+            items = (self.arbiter.refine(tail, last, not_before=self.not_before) if self.arbiter is not None
                      else [Arbitrated(ev) for ev in tail])
             for item in items:
                 self._judge(item.event, StepResult(-1, last.time, last), item=item)
         if self.arbiter is not None:
-            for item in self.arbiter.flush(not_before=self._last_t):
+            for item in self.arbiter.flush(not_before=self.not_before):
                 t = item.event.t
                 self._judge(item.event, StepResult(-1, t, TrackedFrame(-1, t, {}, (), ())), item=item)
         return self.records

@@ -174,6 +174,37 @@ def test_what_no_correction_explains_stays_rejected() -> None:
     assert correction_for(referee.game, outside) is None
 
 
+def test_a_play_timed_before_a_turn_of_the_other_player_judged_already_keeps_its_time() -> None:
+    """Game 5527: B's turn, settled under B's hand, was judged a frame before the pile where
+    A's 8H had touched 0.2 s earlier; the 8H was put after the turn, 0.28 s late. A turn or
+    a move of the other player in their own slots does not hold a play back; the player's own
+    do, and every other event judged does."""
+    from referee.live.arbitrate import Arbitrated
+
+    carried = {"touch_from": "trajectory"}
+    b_turn = Turn(t=1.3, player=Player.B, slot=1, card=Card.parse("QS"))
+    referee = judged(b_turn)
+    assert referee.arbiter is not None
+    given = referee.arbiter._in_order  # the order and times the engine is given events in
+
+    def play(player: Player, t: float = 1.0) -> Play:
+        return Play(t=t, player=player, slot=2, pile=1, card=Card.parse("8H"), evidence=carried)
+
+    [a_play] = given([Arbitrated(play(Player.A))], referee.not_before)
+    assert a_play.event.t == 1.0 and "touch_clamped_from" not in (a_play.event.evidence or {})
+    [b_play] = given([Arbitrated(play(Player.B))], referee.not_before)
+    assert b_play.event.t == pytest.approx(1.301) and b_play.event.evidence["touch_clamped_from"] == 1.0
+    # as before, with one time for every event: the last judged
+    [a_play] = given([Arbitrated(play(Player.A))], 1.3)
+    assert a_play.event.t == pytest.approx(1.301)
+    # the player's own turn, and a spit card (shared), hold a play back
+    own = judged(b_turn, Turn(t=1.4, player=Player.A, slot=1, card=Card.parse("5D")))
+    assert own.not_before(play(Player.A)) == 1.4 and own.not_before(play(Player.B)) == 1.3
+    spat_after = judged(b_turn, spit(Player.A, 1, "QD"))  # the spit card at 2.0
+    assert spat_after.not_before(play(Player.A)) == spat_after.not_before(play(Player.B)) == 2.0
+    assert not own.rejected and not spat_after.rejected
+
+
 def second(read_as: float, runner_up: str, runner_up_at: float) -> dict[str, object]:
     return {"read_confidence": read_as, "runner_up": runner_up, "runner_up_confidence": runner_up_at}
 
