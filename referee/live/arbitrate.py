@@ -131,8 +131,9 @@ class ArbiterSettings:
     #: place that matches the face's grey picture somewhat, still (game 5089 with the model:
     #: the follow of A's 9H ran off with A's hand and locked at 0.69-0.71 half on the back in
     #: A's slot 2 and half on the mat, 0-14 % of its face shown: a false F_SIXTH_PILE); the
-    #: cards put outside the zones in the evaluation games show 56-87 % at best, under the hand too
-    stray_face_shown: float = 0.4
+    #: cards put outside the zones in the evaluation games show 56-87 % at best, under the hand
+    #: too, but for game 5493's B's 2C: 33 %, at the mat's corner half under the hand, 0.6 s
+    stray_face_shown: float = 0.3
     #: a play's estimate earlier than the busy spell whose settle gave it counts when its track
     #: found the card on the pile in this share of the views between, and at least this many
     on_pile_share: float = 0.8

@@ -775,8 +775,8 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
     taken back, the hand never leaving it): a stray naming the card and its player, once. Not
     one resting on a pile or near its slot, nor one matched poorly, nor one whose face hardly
     shows there in any of those views (game 5089 with the model: a follow that ran off with the
-    hand). Its centre, found under the hand, may wander a little (game 5068: 1.6 mm), not as
-    much as a card moving."""
+    hand; a third of it under the hand is enough: game 5493). Its centre, found under the hand,
+    may wander a little (game 5068: 1.6 mm), not as much as a card moving."""
     from collections import deque
     from types import SimpleNamespace
 
@@ -828,12 +828,14 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
              face("9H", Follow(outside, 0.9, still=views - 1)),  # not still long enough yet
              face("6S", Follow(outside, 0.7, wander=1.6)),  # under the hand (game 5068)
              face("5S", Follow(outside, 0.7, wander=5.0)),  # moving
-             face("9C", Follow(outside, 0.7, shown=0.2))]  # its face hardly shown (game 5089)
+             face("9C", Follow(outside, 0.7, shown=0.14)),  # its face hardly shown (game 5089)
+             face("2C", Follow(outside, 0.64, shown=0.33))]  # a third shown, under the hand (game 5493)
     arbiter._faces = {"B.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what strays reads
     now = TrackedFrame(570, 19.0, {}, (), ())
     strays = arbiter.strays(now)
     assert [(s.card, s.player, s.stray < 0, s.present) for s in strays] == [("AH", Player.B, True, True),
-                                                                            ("6S", Player.B, True, True)]
+                                                                            ("6S", Player.B, True, True),
+                                                                            ("2C", Player.B, True, True)]
     assert strays[0].quiet_time == pytest.approx(18.0 + 5 / 30)  # from the first still view
     assert strays[0].centre_mm == pytest.approx(outside)
     assert arbiter.strays(now) == []  # once
