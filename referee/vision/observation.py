@@ -1196,6 +1196,18 @@ class Observer:
             return dep.since_t, dep.since_frame
         return self._busy_spell_of(slot)
 
+    def _leaving_spell(self, slot: tuple[Player, int]) -> tuple[float, int] | None:
+        """When (time, frame) the busy spell began in which a slot's card, not yet seen to leave,
+        left: the spell that settled under the hand showing it gone, when one did and the slot
+        went busy again since; else the spell still going on. Game 5543, both recognitions:
+        B's 6C, its slot busy from 27.17 s, read empty under the hand at 28.03, busy again at
+        28.13 as the hand moved; the play's start was put at 28.13, after its touch, so it was
+        dropped, and the two cards in one hand (F_TWO_CARDS) went unseen."""
+        hidden = self._under_hand.get(self._slot_zone.get(slot, ""))
+        if hidden is not None and _seen_gone(hidden[2]):
+            return hidden[1]
+        return self._busy_spell_of(slot)
+
     def _busy_spell_of(self, slot: tuple[Player, int]) -> tuple[float, int] | None:
         """When (time, frame) the busy spell of a stock slot still unsettled began; None when
         it is settled."""
@@ -2393,9 +2405,9 @@ class Observer:
         Which hand took it stays as ``_hand_of`` finds it from ``start``."""
         if start is not None and touched - start >= MIN_CARRY_S:
             return start
-        # seen to leave: the spell of its departure; not yet: the slot's spell going on (an older
-        # departure of the same card, one taken back and played again, is not this play's)
-        busy = self._busy_spell_of((player, slot)) if start is None else self._busy_from((player, slot), card)
+        # seen to leave: the spell of its departure; not yet: the slot's spell in which it left
+        # (an older departure of the same card, one taken back and played again, is not this play's)
+        busy = self._leaving_spell((player, slot)) if start is None else self._busy_from((player, slot), card)
         if busy is None or busy[0] is None:
             return start
         estimate = max(busy[0], touched - PLAY_CARRY_S)

@@ -1683,6 +1683,32 @@ def test_a_play_from_a_slot_not_settled_yet_starts_when_the_slot_went_busy_or_a_
         assert (expected == went_busy) is (busy_frames == 3)
 
 
+@pytest.mark.parametrize("seen_gone", [True, False])
+def test_a_play_whose_slot_read_empty_under_the_hand_then_went_busy_again_starts_in_the_first_spell(
+        layout: MatLayout, seen_gone: bool) -> None:
+    """Game 5543, both recognitions: B's 6C, taken with the 2C in one hand, its slot busy from
+    27.17 s, read empty under the hand at 28.03 and busy again at 28.13 as the hand moved; the
+    play's start was taken from that second spell, after its touch, and dropped: the two cards
+    in one hand (F_TWO_CARDS) went unseen and the 6C was judged alone (a false F_ILLEGAL_RANK).
+    It left in the spell that showed it gone. A slot read as its card under the hand shows no
+    such thing: the spell going on stands."""
+    table = Table(layout)
+    over = (hand(Player.A, "A.stock2"), touching(Player.A, "pile1"))
+    went_busy = (table.frame + 1) / FPS
+    table.idle(20, hands=over, unsettled=("A.stock2",))
+    # the slot settles under the hand: not believed, the hand may hide the card
+    shown = "empty" if seen_gone else "KD"
+    assert table.frame_with({"A.stock2": shown}, hands=over, hand_over=True, busy_frames=0,
+                            confidences={"A.stock2": 0.5}, number_hidden=("A.stock2",)) == []
+    again = (table.frame + 1) / FPS
+    table.idle(3, hands=over, unsettled=("A.stock2",))  # busy again: the hand moved over it
+    events = table.frame_with({"pile1": "KD"}, hands=over, unsettled=("A.stock2",))
+    assert [(type(e), str(e.card), e.slot) for e in events] == [(Play, "KD", 2)]
+    expected = max(went_busy if seen_gone else again, events[0].t - PLAY_CARRY_S)
+    assert events[0].start is not None and abs(events[0].start - expected) < 1e-9
+    assert (events[0].start < again) is seen_gone
+
+
 def test_a_slot_seen_to_lose_its_card_too_late_for_the_carry_gives_the_play_an_earlier_start(
         layout: MatLayout) -> None:
     """Game 5044 at 1280x720: A's arm lay over A's slot 2 while it carried the 7D to pile 1,
