@@ -346,6 +346,7 @@ class _HandSeen:
     differed: bool = False  # the pile, clear again after it left, did not look as before
     anchor_before: tuple[float, float] | None = None  # ``anchor`` before the tip last moved
     moved_at: float = 0.0  # when the tip last moved
+    joined_from: float | None = None  # when its arm joined the other player's (None: not joined now)
 
 
 @dataclass
@@ -3087,6 +3088,15 @@ class Observer:
                     seen = self._early_slaps[key] = _HandSeen(
                         tracked.time, anchor=hand.tip_mm, still_from=tracked.time, top=top,
                         on_pile=frozenset(c.card for c in self.state.piles.get(int(number), ())))
+                elif hand is not None and seen.joined_from is not None \
+                        and math.dist(hand.tip_mm, seen.anchor) > EARLY_SLAP_TIP_MM:
+                    # the arms parted with the tip elsewhere: the joined blob hid where the hand
+                    # came to rest; it lies there since the arms joined (game 5547, both
+                    # recognitions: B's fingers reached over the pile to A's slots while A's arm
+                    # joined B's; seen again 0.36 s on, the hand was taken to have moved then,
+                    # and its 0.33 s still after that were too few: the F_EARLY_SLAP missed)
+                    seen.anchor, seen.still_from = hand.tip_mm, seen.joined_from
+                    seen.rest_before = seen.anchor_before = None
                 elif hand is not None and math.dist(hand.tip_mm, seen.anchor) > EARLY_SLAP_TIP_MM:
                     if seen.anchor_before is not None and seen.rest_before is not None \
                             and math.dist(hand.tip_mm, seen.anchor_before) <= EARLY_SLAP_TIP_MM \
@@ -3103,6 +3113,10 @@ class Observer:
                     # the tip moved the frame before the arms joined: the other arm, reaching
                     # the hand, already lay in its blob (game 5199: B's fingers, 16 mm from A's)
                     seen.still_from, seen.rest_before = seen.rest_before, None
+                if joined:
+                    seen.joined_from = tracked.time if seen.joined_from is None else seen.joined_from
+                elif hand is not None:
+                    seen.joined_from = None
                 if top != seen.top:  # a card came or went under it: a play or a take-back
                     if not self._played_beside(key, seen, top):
                         seen.slapped = True

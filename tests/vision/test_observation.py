@@ -2871,6 +2871,33 @@ def test_a_hand_at_rest_on_a_pile_joined_by_the_other_arm_is_held_there(layout: 
     assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
 
 
+def test_a_hand_seen_elsewhere_on_the_pile_as_the_arms_part_lay_there_since_they_joined(
+        layout: MatLayout) -> None:
+    """Game 5547, both recognitions: B's hand came onto pile 2, its fingers reaching over it
+    to A's slots, while A's arm, turning a card there, joined B's in one blob; when the arms
+    parted the tip was seen there, far from where it was as the hand came, and taken to have
+    moved then: still 0.33 s after that, too short, and the F_EARLY_SLAP was missed. Where the
+    hand lies as the arms part it has lain since they joined; a tip that moves on after that
+    still moves."""
+    n = round(EARLY_SLAP_STILL_S * FPS)
+    coming = hand_at(Player.B, (350.0, 240.0), "pile2")
+    a_part = replace(hand_at(Player.A, (330.0, 240.0), "pile2"), merged=True)
+    b_part = replace(hand_at(Player.B, (280.0, 225.0), "pile2"), merged=True)
+    for sliding in (False, True):
+        table = Table(layout)
+        came = (table.frame + 1) / FPS
+        events = frames_of(table, 2, (coming,))
+        events += frames_of(table, 3 * n // 4, (a_part, b_part))  # joined
+        for k in range(3 * n // 4):  # parted: the fingers over A's slots, still (or sliding on)
+            tip = (330.0 + (15.0 * k if sliding else 0.0), 380.0)
+            events += table.frame_with(hands=(hand_at(Player.B, tip, "pile2"),))
+        assert events == [] and clear_again(table, "pile2", as_before=True) == []
+        events = frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ())
+        assert [(type(e), e.player, e.pile) for e in events] == ([] if sliding else [(Slap, Player.B, 2)])
+        if not sliding:
+            assert abs(events[0].t - (came + SLAP_LEAD_S)) < 1e-9
+
+
 def test_a_hand_at_rest_on_a_pile_s_edge_stays_on_it(layout: MatLayout) -> None:
     """Game 5168: A's hand on pile 1, its tip still, covered the pile's centre in 2 of its 17
     frames there; in the others it covered a part of the pile only. Still where it came to
