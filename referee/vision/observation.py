@@ -109,6 +109,10 @@ TURN_AFTER_BUSY_MAX_S = 0.5
 #: A back's slot that settled "empty" under a hand and went busy again within this many frames
 #: was under the same visit of the hand: a card it then shows was turned in the first spell.
 TURN_HIDDEN_GAP_FRAMES = 6
+#: ... and one that settled still showing the back, within this many: a pause of the turning
+#: hand (game 5455: 1 frame); a hand that lay still on the back longer (game 5543: B's hand on
+#: the 6C's back 5 frames, busy again 6 frames after it settled) turned it in its second spell
+BACK_HIDDEN_GAP_FRAMES = 3
 #: A hand putting a spit card down is on the pile for this long before the card touches it.
 SPIT_PLACE_S = 0.25
 #: ... and its fingertips are still on the pile up to this long after (the card reaches further
@@ -604,7 +608,7 @@ class Observer:
             reading = self._read_as_the_card_that_left(change, reading)
             if back_under_hand is not None and reading.label not in {"back", "empty"} \
                     and self.state.tops.get(change.zone) == "back" \
-                    and change.since_frame - back_under_hand[0] <= TURN_HIDDEN_GAP_FRAMES:
+                    and change.since_frame - back_under_hand[0] <= BACK_HIDDEN_GAP_FRAMES:
                 # a back's slot settled under the hand still showing the back, busy again at once
                 # and then showing a card: the hand stayed, the turn began in the first busy spell
                 # and is timed from it (game 5455: A's 7C, the slot busy at 5.13 s, settled under

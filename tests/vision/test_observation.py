@@ -11,6 +11,7 @@ from referee.players import Player
 from referee.rules.hindsight import FOUND_BENEATH
 from referee.vision.mat import MatLayout, load_layout
 from referee.vision.observation import (
+    BACK_HIDDEN_GAP_FRAMES,
     EARLY_SLAP_FLIP_S,
     EARLY_SLAP_SLOTS_S,
     EARLY_SLAP_STILL_S,
@@ -2053,7 +2054,7 @@ def test_a_turn_whose_slot_settles_long_after_the_hand_came_is_timed_from_when_i
 
 @pytest.mark.parametrize("first_read", ["empty", "back", "back under the arm", "back, the fingers late",
                                         "empty, then an arm"])
-@pytest.mark.parametrize("gap", [0, 12])
+@pytest.mark.parametrize("gap", [0, 5, 12])
 def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_spell(
         layout: MatLayout, gap: int, first_read: str) -> None:
     """Game 5323 with the model: A's JD, turned 0.3 s after A's hand came over the slot; the
@@ -2061,7 +2062,9 @@ def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_sp
     again and showed the JD 0.4 s later: timed from the second busy spell, 0.78 s late. Game
     5455 (both recognitions), the same with the slot read as its back under the fingers (A's
     7C, 0.26 s late). A slot busy again within ``TURN_HIDDEN_GAP_FRAMES`` is the same visit of
-    the hand; after a longer pause the second spell stands, as it does after a back under an
+    the hand, within ``BACK_HIDDEN_GAP_FRAMES`` after a back (game 5455: a pause of 1 frame; game
+    5543: B's hand lay still on the 6C's back 5 frames, then turned it: timed from the first spell,
+    0.29 s early); after a longer pause the second spell stands, as it does after a back under an
     arm whose fingers were elsewhere (fixture exchange: B's arm over slot 4 on its way to pile
     2, the hand back to turn the 6D 0.4 s later). The visit begins when the fingers came (game
     5459: A's arm back over slot 2 at 18.8 s, the fingers there at 19.07 s, the 8H turned at
@@ -2085,8 +2088,11 @@ def test_a_turn_after_its_slot_settled_under_the_hand_is_timed_from_the_first_sp
     events = table.frame_with({"A.stock3": "6C"}, hands=then, busy_frames=20)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
     quiet = (table.frame - 3) / FPS - TOUCH_LAG_S["turn"]
-    same_visit = (gap <= TURN_HIDDEN_GAP_FRAMES and first_read != "back under the arm") \
+    limit = TURN_HIDDEN_GAP_FRAMES if first_read.startswith("empty") else BACK_HIDDEN_GAP_FRAMES
+    same_visit = (gap + 1 <= limit and first_read != "back under the arm") \
         or first_read == "empty, then an arm"
+    if gap == 5:  # busy again 6 frames after it settled: game 5543 after a back, 5323 after "empty"
+        assert same_visit is first_read.startswith("empty")
     went_busy = first_busy if same_visit else second_busy
     assert abs(events[0].t - min(quiet, went_busy + TURN_AFTER_BUSY_MAX_S)) < 1e-9
     assert late or (events[0].t < quiet - 0.1) is same_visit
