@@ -886,7 +886,13 @@ class Observer:
             change, since, _ = self._under_hand.pop(zone)
             change = replace(change, hand_over=False)
             if reading.label == "card":  # face up, not read surely: the ordinary second looks
-                self._unread[zone] = _Unread(change, since, [reading])
+                later = self._unread.get(zone)
+                if later is None or later.change.frame < change.frame:
+                    # (a later change there, not read surely either, is being read again: it
+                    # stands; game 5531 with the model: B's slot 2 settled under the hand as a
+                    # back read at 0.49, changed again as the 5D landed and was read unsurely;
+                    # the first change took its place, and the turn came 0.45 s early)
+                    self._unread[zone] = _Unread(change, since, [reading])
             else:
                 covered = self._covered_unread.pop(zone, None)
                 change, since = self._guessed_before(covered, reading, change, since)

@@ -2206,6 +2206,32 @@ def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "QH")] and events[0].t > first
 
 
+def test_a_later_change_read_again_is_not_replaced_by_an_earlier_one_under_the_hand(
+        layout: MatLayout) -> None:
+    """Game 5531 with the model: B's slot 2 settled under the hand still a back, read at 0.49
+    (not surely: kept for when the hand goes), then changed again as the 5D landed, read
+    unsurely (guessed 5D) and read again; when the hand had gone, the slot's first change was
+    read again as a face-up card and took the place of the second: the turn, read surely
+    later, was timed from the first change under the hand, 0.45 s early. The later change
+    stands (the test's 6C for the 5D)."""
+    table = Table(layout)
+    over = (hand(Player.A, "A.stock3"),)
+    assert table.frame_with({"A.stock3": "back"}, confidence=0.49, hands=over, hand_over=True) == []
+    under_hand = table.frame / FPS
+    assert table.frame_with({"A.stock3": "card"}, confidence=0.35, guess="6C", busy_frames=10) == []
+    landed = table.frame / FPS
+    # the hand gone, read again, not surely yet
+    table.frame += 1
+    zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    look = ZoneReading("A.stock3", "card", 0.37, table.frame, table.frame / FPS, guess="6C")
+    tracked = TrackedFrame(table.frame, table.frame / FPS, zones, (), ())
+    assert table.obs.update(tracked, {"A.stock3": look}) == []
+    events = table.frame_with({"A.stock3": "6C"}, confidence=0.91, busy_frames=3)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert events[0].evidence["settled_frame"] == round(landed * FPS)
+    assert events[0].t > under_hand
+
+
 def test_a_card_guessed_in_two_changes_and_read_surely_after_is_timed_from_the_first(
         layout: MatLayout) -> None:
     """Game 5029 at 1280x720 with the model: A's JS, turned at 7.22 s, guessed JC under the
