@@ -2873,6 +2873,13 @@ def test_a_hand_moving_on_a_pile_or_leaving_soon_is_no_slap(layout: MatLayout) -
     assert frames_of(table, 2 * n, (merged,)) == [] and clear_again(table, "pile2", as_before=True) == []
 
 
+def joined_arms(b_zone: str) -> tuple[HandBlob, HandBlob]:
+    """A's and B's parts of one blob of both arms over pile 2, as the tracker splits it (at a
+    guess): A's part on the pile, B's over ``b_zone``."""
+    return (replace(hand_at(Player.A, (330.0, 240.0), "pile2"), merged=True),
+            replace(hand_at(Player.B, (280.0, 225.0), b_zone), merged=True))
+
+
 def test_a_hand_at_rest_on_a_pile_joined_by_the_other_arm_is_held_there(layout: MatLayout) -> None:
     """Games 5171 and 5199: the other player's arm, passing or reaching its own slot, touched
     the slapping hand for 0.2-0.4 s of its 0.6-0.7 s on the pile; the blob of both arms was
@@ -2881,8 +2888,7 @@ def test_a_hand_at_rest_on_a_pile_joined_by_the_other_arm_is_held_there(layout: 
     they joined (the other's fingers already in its blob)."""
     n = round(EARLY_SLAP_STILL_S * FPS)
     on_pile = hand_at(Player.B, (350.0, 300.0), "pile2")
-    a_part = replace(hand_at(Player.A, (330.0, 240.0), "pile2"), merged=True)
-    b_part = replace(hand_at(Player.B, (280.0, 225.0), "A.stock4"), merged=True)
+    a_part, b_part = joined_arms("A.stock4")
     for jump in (False, True):
         table = Table(layout)
         came = (table.frame + 1) / FPS
@@ -2913,8 +2919,7 @@ def test_a_hand_seen_elsewhere_on_the_pile_as_the_arms_part_lay_there_since_they
     still moves."""
     n = round(EARLY_SLAP_STILL_S * FPS)
     coming = hand_at(Player.B, (350.0, 240.0), "pile2")
-    a_part = replace(hand_at(Player.A, (330.0, 240.0), "pile2"), merged=True)
-    b_part = replace(hand_at(Player.B, (280.0, 225.0), "pile2"), merged=True)
+    a_part, b_part = joined_arms("pile2")
     for sliding in (False, True):
         table = Table(layout)
         came = (table.frame + 1) / FPS
