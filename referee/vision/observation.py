@@ -3130,9 +3130,13 @@ class Observer:
                 if top != seen.top:  # a card came or went under it: a play or a take-back
                     if not self._played_beside(key, seen, top):
                         seen.slapped = True
+                # (a pile read unsurely under the hands counts: the slap waits once the hand
+                # has gone until the pile is read, and a card read there then was a play; game
+                # 5547 with the model: pile 2 read unsurely under the two arms, the F_EARLY_SLAP
+                # missed)
                 if (not seen.slapped and seen.still_s is None
                         and tracked.time - seen.still_from >= EARLY_SLAP_STILL_S
-                        and obs is not None and obs.settled and zone not in self._unread
+                        and obs is not None and obs.settled
                         and not any(change.zone == zone for change, _, _ in self._waiting)):
                     seen.still_s = round(tracked.time - seen.still_from, 3)
         keep = []

@@ -2857,6 +2857,28 @@ def test_a_pile_that_looks_different_after_the_hand_left_but_is_read_as_its_top_
         assert [(type(e), e.player, e.pile) for e in events] == ([(Slap, Player.A, 1)] if read else []), read
 
 
+@pytest.mark.parametrize("read_after", ["5D", "6C"])
+def test_a_hand_still_on_a_pile_read_unsurely_under_it_slapped_it_if_its_top_is_read_after(
+        layout: MatLayout, read_after: str) -> None:
+    """Game 5547 with the model: pile 2 settled under B's hand (and A's arm) read unsurely, so
+    the hand's rest was never counted, and the F_EARLY_SLAP was missed once it had gone. It
+    counts: once the hand has gone the slap waits for the pile to be read, and a card read
+    there then (the test's 6C) was a play, no slap."""
+    table = Table(layout)
+    lingering = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+    assert table.frame_with({"pile1": "card"}, confidence=0.3, guess="5D", hands=lingering,
+                            hand_over=True, busy_frames=2) == []
+    assert frames_of(table, 2 * round(EARLY_SLAP_STILL_S * FPS), lingering) == []
+    assert clear_again(table, "pile1", as_before=read_after == "5D") == []
+    table.frame += 1  # read again, surely, the hand gone
+    zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    again = ZoneReading("pile1", read_after, 0.95, table.frame, table.frame / FPS)
+    events = table.obs.update(TrackedFrame(table.frame, table.frame / FPS, zones, (), ()), {"pile1": again})
+    events += frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ())
+    slaps = [(e.player, e.pile) for e in events if isinstance(e, Slap)]
+    assert slaps == ([(Player.A, 1)] if read_after == "5D" else [])
+
+
 def test_a_hand_moving_on_a_pile_or_leaving_soon_is_no_slap(layout: MatLayout) -> None:
     table = Table(layout)
     n = round(EARLY_SLAP_STILL_S * FPS)
