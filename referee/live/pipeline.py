@@ -259,8 +259,9 @@ class Referee:
         if arbitration:
             self.arbiter = Arbiter(self.tracker, arbitration if isinstance(arbitration, ArbiterSettings)
                                    else None)
-        self._last_t = -math.inf  # the time of the last event the engine judged (but those below)
-        #: per player, the time of the last turn or move (in their own slots) the engine judged
+        #: the time of the last event the engine judged, turns and moves aside: per player, the
+        #: time of the last of those (in their own slots); see not_before
+        self._last_t = -math.inf
         self._last_stock_t: dict[Player, float] = {}
         self.game = Game(self.rules)
         #: the engine's recent states, to judge a card found beneath judged events in its place

@@ -3123,9 +3123,9 @@ class Observer:
                     # the tip moved the frame before the arms joined: the other arm, reaching
                     # the hand, already lay in its blob (game 5199: B's fingers, 16 mm from A's)
                     seen.still_from, seen.rest_before = seen.rest_before, None
-                if joined:
-                    seen.joined_from = tracked.time if seen.joined_from is None else seen.joined_from
-                elif hand is not None:
+                if joined and seen.joined_from is None:
+                    seen.joined_from = tracked.time
+                elif not joined and hand is not None:
                     seen.joined_from = None
                 if top != seen.top:  # a card came or went under it: a play or a take-back
                     if not self._played_beside(key, seen, top):
