@@ -1707,15 +1707,17 @@ class Observer:
             return []
         hidden = self._under_hand.pop(change.zone, None)
         card_before = self._card_under_hand.pop(change.zone, None)
-        if hidden is not None and card_before is not None and new not in FACE_UP_LABELS \
-                and one_card_read(card_before[2].label, new):
+        if card_before is not None and new not in FACE_UP_LABELS and one_card_read(card_before[2].label, new):
             # read as this card under the hand, then "empty" under it (the hand over the card)
             # or as another card, and surely as it now: the card came at the first change (games
             # 5024 and 5033 at 1280x720 with the model: A's 4D and 2H, 0.7 and 0.8 s late; game
             # 5172: B's 10C read 0.65 under the hand, then QC at 0.57, 0.85 s late); so too when
             # read as it again under the hand after the "empty" (game 5459 with the model: A's
             # 3H, turned at 25.58 s, read 3H at 0.56-0.79 under the hand from 25.6 s, "empty" under
-            # it at 27.0 s, 3H again at 27.3 s: timed from that, 1.7 s late)
+            # it at 27.0 s, 3H again at 27.3 s: timed from that, 1.7 s late), also once the hand
+            # has gone without changing the slot again (read again clear of it, ``_clear_looks``;
+            # game 5564 with the model: B's 2S, read 0.70 and 0.78, "empty", 0.77 under the hand,
+            # timed from the last, 1.7 s late)
             hidden = card_before
         if hidden is not None and zone.kind is ZoneKind.PILE and hidden[0].carried and not change.carried \
                 and new != old and new not in FACE_UP_LABELS and any(
@@ -1724,11 +1726,14 @@ class Observer:
             # left its slot by then): it came with the carry
             change, since = replace(hidden[0], hand_over=False), hidden[1]
         if hidden is not None and zone.kind is ZoneKind.STOCK and new not in FACE_UP_LABELS \
-                and one_card_read(hidden[2].label, new):
+                and (one_card_read(hidden[2].label, new) or (old == "back" and _alike(hidden[2].label, new))):
             # the card read there under the hand, not surely enough, is read surely now that
             # the hand has gone: it came then (a turn is timed from its settle under the hand),
             # also when read under the hand as its twin (game 5007 at 1280x720: B's AH, turned
-            # at 2.74 s, read AD at 0.53 under the hand, surely as AH 0.5 s later)
+            # at 2.74 s, read AD at 0.53 under the hand, surely as AH 0.5 s later), and, turned
+            # from a back (no card came onto it), as a card of its rank or suit (game 5552 with
+            # the model: B's QC read KC at 0.67 under the hand, QC at 0.81 when the hand moved
+            # again; timed from the second reading, 0.46 s late)
             change, since = hidden[0], hidden[1]
         if hidden is not None and zone.kind is ZoneKind.STOCK and old not in FACE_UP_LABELS \
                 and new == "empty" and hidden[2].label == "empty":

@@ -2459,9 +2459,11 @@ def test_a_slot_the_hand_touched_is_read_again_when_it_no_longer_does_though_its
 
 def test_a_turn_read_under_the_hand_as_its_twin_is_timed_under_the_hand(layout: MatLayout) -> None:
     """Game 5007 at 1280x720: B's AH, turned at 2.74 s, read AD at 0.53 under the hand and
-    surely as AH once the hand had gone, 0.5 s later: the same rank and colour, one card."""
+    surely as AH once the hand had gone, 0.5 s later: the same rank and colour, one card. Game
+    5552 with the model: B's QC read KC at 0.67 under the hand: turned from a back, a card of
+    the same suit or rank is the same card misread too; another is not."""
     under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
-    for first, timed_first in (("6S", True), ("6H", False), ("7C", False)):
+    for first, timed_first in (("6S", True), ("6H", True), ("7C", True), ("KC", True), ("5D", False)):
         table = Table(layout)
         assert table.frame_with({"A.stock3": first}, confidence=0.53, **under) == []
         settled_under = table.frame / FPS
@@ -2550,12 +2552,13 @@ def test_a_turn_read_unsurely_under_the_hand_and_surely_after_is_timed_under_the
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
     assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
     assert events[0].evidence["read_confidence"] == 0.9 and events[0].evidence["under_hand"] is True
-    # read as another card after the hand: that card, timed from its own settle
+    # read as another card after the hand (neither its rank nor its suit): that card, timed from
+    # its own settle
     table = Table(layout)
     assert table.frame_with({"A.stock3": "6C"}, confidence=0.6, **under) == []
     table.idle(8)
-    events = table.frame_with({"A.stock3": "8C"}, confidence=0.9)
-    assert [(type(e), str(e.card)) for e in events] == [(Turn, "8C")]
+    events = table.frame_with({"A.stock3": "8D"}, confidence=0.9)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "8D")]
     assert events[0].t > settled_under + 0.1 and "under_hand" not in events[0].evidence
 
 
@@ -2601,6 +2604,19 @@ def test_a_card_read_under_the_hand_then_empty_under_it_and_surely_after_is_time
     assert table.frame_with({"A.stock3": "6C"}, confidence=0.76, **under) == []
     table.idle(8)
     events = table.frame_with({"A.stock3": "6C"}, confidence=0.74)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+    assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
+    # game 5564 with the model: the same, but the hand went without changing the slot again:
+    # read again clear of the hand, the first too (it was timed from the last, 1.7 s late)
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.7, **under) == []
+    settled_under = table.frame / FPS
+    assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
+    assert table.frame_with({"A.stock3": "6C"}, confidence=0.77, **under) == []
+    table.frame += 1
+    zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+    look = ZoneReading("A.stock3", "6C", 0.78, table.frame, table.frame / FPS)
+    events = table.obs.update(TrackedFrame(table.frame, table.frame / FPS, zones, (), ()), {"A.stock3": look})
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
     assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
 
