@@ -840,8 +840,9 @@ class Observer:
             reading = readings.get(zone)
             if reading is not None and reading.label != "card":
                 del self._unread[zone]
-                change = self._hidden_by_hand(unread.change, reading, tracked)
-                events += self._explain_or_wait(change, reading, unread.since, tracked)
+                change, since = self._first_guessed(zone, unread, reading)
+                change = self._hidden_by_hand(change, reading, tracked)
+                events += self._explain_or_wait(change, reading, since, tracked)
                 continue
             if reading is not None:
                 unread.readings.append(reading)
@@ -944,10 +945,28 @@ class Observer:
         unread = self._unread.pop(zone)
         best = None if unread.change.hand_over else unread.likeliest()
         if best is None:
+            self._covered_unread.pop(zone, None)
             log.info("frame %d: %s shows a card that was not read in %d looks", unread.change.frame, zone,
                      len(unread.readings))
             return []
-        return self._explain(unread.change, best, unread.since)
+        change, since = self._first_guessed(zone, unread, best)
+        return self._explain(change, best, since)
+
+    def _first_guessed(self, zone: str, unread: _Unread, reading: ZoneReading
+                       ) -> tuple[ZoneChange, tuple[float, int]]:
+        """The change (and when its zone went busy) that ``reading``, the card at last read in
+        ``zone`` after its change ``unread`` was read again, explains: ``unread``'s, or, in a
+        slot that showed a back, an earlier change it covered that was guessed as a card (a hand
+        or its shadow passed over the slot after the turn), as when a change is read so (update;
+        game 5509 with the model: B's KC, turned at 4.15 s, guessed KS at 4.5 s, changed faintly
+        twice after, read surely only after the last: timed from it, 1.1 s late). What it
+        covered is done with."""
+        covered = self._covered_unread.pop(zone, None)
+        if covered is not None and covered is not unread and zone in self._slot_zones \
+                and self.state.tops.get(zone) == "back" and reading.label not in FACE_UP_LABELS \
+                and any(r.guess is not None for r in covered.readings):
+            return covered.change, covered.since
+        return unread.change, unread.since
 
     def _hold_behind_unexplained(self, events: list[TableEvent]) -> list[TableEvent]:
         """Events in time order, but those after a change still being read again wait for it (at

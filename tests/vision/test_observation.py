@@ -23,6 +23,7 @@ from referee.vision.observation import (
     PAIR_WINDOW_S,
     PLAY_CARRY_S,
     REREAD_EVERY,
+    REREAD_FOR_S,
     SECOND_HAND_MM2,
     SLAP_LEAD_S,
     SLOT_REACH_MM,
@@ -2204,6 +2205,31 @@ def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_
     first = table.frame / FPS
     events = table.frame_with({"A.stock3": "QH"}, confidence=0.95, busy_frames=15, **under)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "QH")] and events[0].t > first
+
+
+def test_a_turn_guessed_then_changed_faintly_and_read_again_is_timed_from_the_first_change(
+        layout: MatLayout) -> None:
+    """Game 5509 with the model: B's KC, turned at 4.15 s, guessed KS at 0.40 when its slot
+    settled (4.5 s), changed faintly twice after (guessed again each time) and was read as KC
+    only by looking again after the last change, without another: timed from that last change,
+    1.1 s late. As when read surely at a change, the first change's; whether read surely at
+    last or given up to its likeliest guess. Not when the first change was not guessed."""
+    for sure, guessed in ((True, True), (False, True), (True, False)):
+        table = Table(layout)
+        assert table.frame_with({"A.stock3": "card"}, confidence=0.4, guess="6S" if guessed else None) == []
+        first = table.frame
+        assert table.frame_with({"A.stock3": "card"}, confidence=0.37, guess="6S", busy_frames=8) == []
+        last = table.frame
+        zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+        events: list = []
+        for _ in range(1 if sure else round(REREAD_FOR_S * FPS) + 1):
+            table.frame += 1
+            look = ZoneReading("A.stock3", "6C" if sure else "card", 0.9 if sure else 0.4, table.frame,
+                               table.frame / FPS, guess=None if sure else "6C")
+            events += table.obs.update(TrackedFrame(table.frame, table.frame / FPS, zones, (), ()),
+                                       {"A.stock3": look})
+        assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")], (sure, guessed)
+        assert events[0].evidence["settled_frame"] == (first if guessed else last), (sure, guessed)
 
 
 def test_a_later_change_read_again_is_not_replaced_by_an_earlier_one_under_the_hand(
