@@ -1863,7 +1863,8 @@ class Observer:
             return self._dealing_change(change, reading, since, player)
         # the slot's face-up card was played before the slot settled (the hand stayed or came back)
         played_t = self._gone_before_settled.get((old, player, slot))
-        if self._same_card(change, player, slot, old, reading):
+        same = self._same_card(change, player, slot, old, reading)
+        if same:
             # read as another card, but the same one: its identity is a matter for the
             # referee (the turn below may correct its reading), no card left
             read_as = ", ".join(sorted(self._read_as[change.zone]))
@@ -1940,7 +1941,11 @@ class Observer:
             came = since[0] if back is None else max(since[0], back)
             return [Turn(t=self._touch(change, "turn", busy_since=came),
                          frame=change.frame, player=player, slot=slot, card=card, evidence=evidence)]
-        source = self._source_of(new, change, exclude=(player, slot))
+        # (the same card misread: come from a slot only if seen leaving it, not from one that is
+        # busy still showing it; game 5559 with the model: B's AS read AC, AS second, while B's
+        # hand passed over B's AC in slot 2: taken for a move of the AC onto the AS, a false
+        # F_BAD_MOVE)
+        source = self._source_of(new, change, exclude=(player, slot), holders=not same)
         turned = self._turned_and_moved(change, reading, since, player, slot) \
             if source is None and old == "empty" else []
         if turned:
@@ -2628,15 +2633,15 @@ class Observer:
                  "or may have: read as %s", change.frame, change.zone, label, reading.confidence, card, card)
         return replace(reading, label=card, guess=None)
 
-    def _source_of(self, card: str, change: ZoneChange, exclude: tuple[Player, int] | None = None
-                   ) -> tuple[Player, int, float | None] | None:
-        """Where a card that landed came from: a recent departure, else the slot that still
-        shows it (that slot settles later: the hand was over it)."""
+    def _source_of(self, card: str, change: ZoneChange, exclude: tuple[Player, int] | None = None,
+                   holders: bool = True) -> tuple[Player, int, float | None] | None:
+        """Where a card that landed came from: a recent departure, else (``holders``) the slot
+        that still shows it (that slot settles later: the hand was over it)."""
         dep = self._recent_departure(card, change, exclude=exclude)
         if dep is not None:
             dep.used = True
             return dep.player, dep.slot, dep.start
-        holder = self._holder(card, exclude)
+        holder = self._holder(card, exclude) if holders else None
         if holder is not None:
             player, slot = holder
             self._gone_before_settled[(card, player, slot)] = change.time

@@ -1957,6 +1957,26 @@ def test_a_slot_read_as_a_card_read_there_before_or_from_nowhere_keeps_its_card(
     assert [(type(e), str(e.card)) for e in events] == [(Play, "2H"), (Play, "QC")]
 
 
+def test_a_slot_read_as_a_card_still_in_a_busy_slot_its_own_card_second_is_not_a_move_onto_it(
+        layout: MatLayout) -> None:
+    """Game 5559 with the model: B's AS read AC at 0.60, the AS second at 0.32, while B's hand
+    passed over B's AC in slot 2 (busy, still showing it): taken for a move of the AC onto the
+    AS, a false F_BAD_MOVE. The same card misread (its runner-up is the card it showed): a card
+    comes from a slot then only when seen leaving it. Another runner-up: a move, as before."""
+    for runner_up, moved in (("8S", False), ("9S", True)):
+        table = Table(layout)
+        events = table.frame_with({"B.stock4": "3S"}, runner_up=(runner_up, 0.32), confidence=0.6,
+                                  unsettled=("B.stock3",), hands=(hand(Player.B, "B.stock3"),))
+        assert any(isinstance(e, Move) for e in events) is moved, runner_up
+        if moved:
+            continue
+        assert [(type(e), str(e.card)) for e in events] == [(Turn, "3S")]  # for the referee to weigh
+        # the 3S still in slot 3, played from there
+        assert table.frame_with({"B.stock3": "back"}) == []
+        events = table.frame_with({"pile2": "3S"}, hands=(hand(Player.B, "pile2"),))
+        assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 3, "3S")]
+
+
 def test_a_card_read_in_two_places_at_once_lies_where_it_is_read_more_surely(layout: MatLayout) -> None:
     # race-eval seed 6243 with the model: A's 10S, played onto pile 1 and read there at 0.73,
     # was read at 0.57 in the same frame on A's slot 4, whose JS lay under A's arm: a move onto
