@@ -1408,11 +1408,14 @@ class Observer:
                 return t
         return None
 
-    def _came_onto(self, zone: str, player: Player, before: float) -> float | None:
-        """When the last visit of a hand of ``player`` to ``zone`` that began by ``before`` began
-        (None: no such visit remembered)."""
+    def _came_onto(self, zone: str, player: Player, before: float, since: float) -> float | None:
+        """When the first visit of a hand of ``player`` to ``zone`` that began between ``since``
+        and ``before`` began, if the last visit that began by ``before`` began then too (None: no
+        such visit remembered; a visit that began before ``since`` may go on)."""
         starts = [came for came, _ in self._visits(zone, player) if came <= before]
-        return starts[-1] if starts else None
+        if not starts or starts[-1] < since:
+            return None
+        return next(came for came in starts if came >= since)
 
     def _remembers(self, t: float) -> bool:
         """Whether the hands seen at time ``t`` are still remembered (``HAND_MEMORY_S``)."""
@@ -2244,10 +2247,13 @@ class Observer:
             # a hand that lingers on the pile after putting the card down settles it late: the
             # card touched about as soon as the hand came onto the pile in its busy spell (game
             # 5370, both recognitions: B's 7D, the hand on the pile 0.37 s, timed 0.30 s late;
-            # not a hand that lay over it before: game 5469, B's arm over pile 2 for 2.5 s)
+            # not a hand that lay over it before: game 5469, B's arm over pile 2 for 2.5 s), on
+            # its first visit in the spell (game 5577, both recognitions: B's 2H put down in a
+            # visit of 0.13 s, the hand back on the pile 0.17 s later; timed from the second
+            # visit, 0.33 s late)
             spat = self._touch(change, "spit")
-            came = self._came_onto(change.zone, spitter, spat)
-            if came is not None and came >= since[0]:
+            came = self._came_onto(change.zone, spitter, spat, since[0])
+            if came is not None:
                 spat = min(spat, came + SPIT_PLACE_S)
             events.append(SpitTurn(t=spat, frame=change.frame, player=spitter,
                                    pile=pile_n,

@@ -1352,6 +1352,20 @@ def test_a_spit_card_whose_hand_lingered_on_the_pile_touched_as_the_hand_came(la
         bounded = linger == 20 and not before
         assert abs(spit[0].t - (min(from_settle, came + SPIT_PLACE_S) if bounded else from_settle)) < 1e-9
         assert (spit[0].t < from_settle - 0.1) is bounded
+    # game 5577 (both recognitions): B's 2H put down in a visit of 0.13 s, the hand back on the
+    # pile 0.17 s later and lingering: from the first visit in the spell (from the second, 0.33 s
+    # late)
+    table = Table(layout)
+    table.idle(30)
+    table.frame_with(hands=(touching(Player.B, "B.packet"),))
+    table.busy_since["pile2"] = table.frame + 1
+    came = (table.frame + 1) / FPS
+    table.idle(4, hands=(hand(Player.B, "pile2"),), unsettled=("pile2",))
+    table.idle(5, unsettled=("pile2",))
+    table.idle(12, hands=(hand(Player.B, "pile2"),), unsettled=("pile2",))
+    spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
+    assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)]
+    assert abs(spit[0].t - (came + SPIT_PLACE_S)) < 1e-9
 
 
 def test_a_spitters_fingertips_seen_on_the_pile_just_after_the_card_touched_placed_it(
