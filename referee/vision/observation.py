@@ -140,6 +140,12 @@ UNDER_WAIT_S = 0.5
 #: two-cards), and an arm lying over another slot of the player went busy 0.2 s after (fixture
 #: illegal-rank).
 GRAB_TOGETHER_FRAMES = 3
+#: ... or that went busy at most this many frames before the top's slot: the hand that took
+#: both came over that slot first (game 5585, both recognitions: B's AC, its slot busy 7 frames
+#: before the 5S's, settled 2 frames after pile 1 showed the 5S on it; not waited for, the AC
+#: beneath was lost with its F_TWO_CARDS). Not after: an arm lying over another slot of the
+#: player goes busy after the top's (fixture illegal-rank: 6 frames).
+GRAB_BEFORE_FRAMES = 8
 #: A busy slot whose part clear of hands differs from its settled view in less than this share
 #: (``ZoneObservation.visible_change``) still holds its card. In 4 fixtures-and-games sets of
 #: busy slots (tests/fixtures and games 5000, 5003, 5006, 5009): 72 % of the frames where the
@@ -1300,7 +1306,8 @@ class Observer:
                       reading: ZoneReading, since: tuple[float, int], tracked: TrackedFrame,
                       settling: Collection[str]) -> set[str]:
         """The busy slots of the new top's player (``holder``) that went busy within
-        ``GRAB_TOGETHER_FRAMES`` of the top's own slot (one hand took both cards), or that
+        ``GRAB_TOGETHER_FRAMES`` of the top's own slot, or ``GRAB_BEFORE_FRAMES`` before it (one
+        hand took both cards), or that
         settled "empty" or surely showing a back under the hand (the card seen gone; game 5009: the
         hand came over that slot 7 frames before the top's; game 5030 at 1280x720 with the
         model: B's 7D, its slot read as a back at 0.57 under the hand that went busy 6 frames
@@ -1317,7 +1324,7 @@ class Observer:
             return slots
         return {z for z in slots if (z in self._under_hand and _seen_gone(self._under_hand[z][2]))
                 or ((busy := self._busy_since(z, tracked)) is not None
-                    and abs(busy - grabbed) <= GRAB_TOGETHER_FRAMES)}
+                    and -GRAB_BEFORE_FRAMES <= busy - grabbed <= GRAB_TOGETHER_FRAMES)}
 
     def _busy_since(self, zone: str, tracked: TrackedFrame) -> int | None:
         """The frame a busy zone went busy; for one that settled under a hand showing what was

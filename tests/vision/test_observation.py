@@ -17,6 +17,7 @@ from referee.vision.observation import (
     EARLY_SLAP_STILL_S,
     EARLY_SLAP_WAIT_S,
     EMPTY_UNSEEN_MAX_S,
+    GRAB_BEFORE_FRAMES,
     GRAB_TOGETHER_FRAMES,
     LEFT_LAG_S,
     MIN_CARRY_S,
@@ -1632,6 +1633,7 @@ def test_a_card_followed_beneath_a_carried_top_from_a_slot_only_under_the_arm_di
     arm = (HandBlob(Player.A, 20000.0, (80.0, 180.0, 300.0, 420.0), tip, ("A.stock1",), touches=("pile1",)),)
     table.idle(5, hands=arm)
     table.busy_since["A.stock1"] = table.frame - 2  # busier before the 7H's slot than one grab
+    table.idle(GRAB_BEFORE_FRAMES, hands=arm, unsettled=("A.stock1",))
     table.frame_with({"A.stock5": "back"}, hands=arm, unsettled=("A.stock1",))  # 7H left slot 5
     events = table.frame_with({"pile1": "7H"}, hands=arm, unsettled=("A.stock1",), carried=True,
                               beneath=frozenset({"4D"}), taken_before=frozenset({"4D"}))
@@ -1763,7 +1765,7 @@ def test_a_pile_change_waits_for_a_slot_of_its_player_read_as_a_back_under_the_h
     for seen_under_hand, confidence, waits in cases:
         table = Table(layout)
         table.busy_since["A.stock1"] = 1
-        table.busy_since["A.stock5"] = 1 + GRAB_TOGETHER_FRAMES + 3  # not grabbed together
+        table.busy_since["A.stock5"] = 1 + GRAB_BEFORE_FRAMES + 3  # not grabbed together
         on_pile = (touching(Player.A, "pile1"),)
         assert table.frame_with({"A.stock1": seen_under_hand}, hands=(hand(Player.A, "A.stock1"),),
                                 hand_over=True, confidence=confidence, unsettled=("A.stock5",)) == []
@@ -3442,20 +3444,22 @@ def test_a_pile_settles_by_a_carry_only_when_no_other_card_is_unaccounted_for(la
     assert not table.obs.may_settle_by_carry("pile1", "KD", _busy_frame(table, {}))  # not a slot
 
 
-@pytest.mark.parametrize("apart", [1, 8])
+@pytest.mark.parametrize("apart", [1, 7, 10])
 def test_a_pile_waits_for_a_slot_grabbed_with_its_new_top_by_one_hand(layout: MatLayout, apart: int) -> None:
+    """Both slots go busy together when ``apart`` is 1 frame; slot 1 goes busy 7 frames before
+    slot 2 when the hand came over it first (game 5585, both recognitions: B's AC, 7 frames
+    before the 5S's, lost under it with its F_TWO_CARDS); 10 frames before: another grab."""
     table = Table(layout)
     table.frame_with({"B.stock2": "back"})  # B's QC left: it may lie under what lands next
     on = (hand(Player.A, "pile1", "A.stock1", "A.stock2"), hand(Player.B, "pile1"))
     grabbing = (hand(Player.A, "A.stock1", "A.stock2"), hand(Player.B, "pile1"))  # A's fingers on slot 1
-    # A's hand takes KD from slot 2 and, with it, 4D from slot 1 (both slots go busy together
-    # when ``apart`` is 1 frame; slot 1 went busy 8 frames earlier, another grab, when it is 8)
+    # A's hand takes KD from slot 2 and, with it, 4D from slot 1
     grabbed = table.frame + 2  # when slot 2's busy spell begins (5 frames before it settles)
     table.busy_since["A.stock1"] = grabbed - apart
     assert table.frame_with({"A.stock2": "back"}, hands=on, before=grabbing,
                             unsettled=("A.stock1", "pile1")) == []
     events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1",))
-    if apart > GRAB_TOGETHER_FRAMES:  # not one grab: the new top's player is not waited for
+    if apart > GRAB_BEFORE_FRAMES:  # not one grab: the new top's player is not waited for
         assert [(e.player, str(e.card)) for e in events] == [(Player.B, "QC"), (Player.A, "KD")]
         return
     assert events == []  # 4D may lie under KD
