@@ -1158,7 +1158,11 @@ class Observer:
         together: set[str] = set()
         if holder is not None:
             skip.add(holder[0])
-            together = self._grabbed_with(holder, top, change, reading, since, tracked, settling)
+            # (not a slot whose card the follows place beneath and saw leave before the top's:
+            # game 5567, both recognitions, waited 0.1 s for the AC's slot, the AC followed from
+            # it first and under the AH; one seen leaving after may be in the hand above, game 5009)
+            together = self._grabbed_with(holder, top, change, reading, since, tracked, settling) - {
+                self._slot_zone[slot] for card, slot in beneath.items() if card in change.taken_before}
         if candidates or beneath:
             # a card that left a slot may lie underneath already (no need to wait for more slots
             # of its player), or its arm only passed over this pile on the way to the other one:

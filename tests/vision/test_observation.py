@@ -3468,6 +3468,29 @@ def test_a_pile_waits_for_a_slot_grabbed_with_its_new_top_by_one_hand(layout: Ma
         (Player.B, "QC", True), (Player.A, "4D", True), (Player.A, "KD", False)]
 
 
+def test_a_pile_settled_by_its_carry_does_not_wait_for_a_slot_whose_card_it_holds_beneath(
+        layout: MatLayout) -> None:
+    """Game 5567, both recognitions: B took the AC and the AH in one hand, the AC's slot busy 6
+    frames before the AH's; pile 2 settled by the AH's carry with the AC followed beneath it,
+    yet waited 0.1 s for the AC's slot to settle. The follows saw that card leave first and
+    place it beneath: known (one seen leaving after may be in the hand above, as before)."""
+    for followed in (True, False):
+        table = Table(layout)
+        on = (hand(Player.A, "pile1", "A.stock1", "A.stock2"),)
+        grabbing = (hand(Player.A, "A.stock1", "A.stock2"),)
+        table.busy_since["A.stock1"] = table.frame + 2 - 6
+        assert table.frame_with({"A.stock2": "back"}, hands=on, before=grabbing,
+                                unsettled=("A.stock1", "pile1")) == []
+        beneath = frozenset({"4D"}) if followed else frozenset()
+        events = table.frame_with({"pile1": "KD"}, hands=on, unsettled=("A.stock1",), carried=True,
+                                  beneath=beneath, taken_before=beneath)
+        if not followed:
+            assert events == []  # the 4D may lie under the KD: its slot is waited for
+            events = table.frame_with({"A.stock1": "back"}, busy_frames=1)
+        assert [(str(e.card), e.evidence["underneath"] is True) for e in events] == [
+            ("4D", True), ("KD", False)], followed
+
+
 @pytest.mark.parametrize("seen", ["arm", "fingers", "near", "lost"])
 def test_a_pile_does_not_wait_for_a_slot_that_lay_only_under_its_player_s_arm(layout: MatLayout,
                                                                              seen: str) -> None:
