@@ -491,6 +491,9 @@ class Observer:
         #: spit piles whose last settle was read as the top they showed before (the time it
         #: settled): nothing came or went, whatever moved their picture (gone at the next change)
         self._top_read_again: dict[str, float] = {}
+        # pile zone -> (its top, when a card beneath it may have been pulled out, the players whose
+        # hands were on the pile then): the pile's last change that read as its top again
+        self._same_top: dict[str, tuple[str, float, frozenset[Player]]] = {}
 
     # ------------------------------------------------------------------ the first frame
     @property
@@ -1816,6 +1819,12 @@ class Observer:
         if new == old:
             if zone.kind is ZoneKind.PILE:
                 self._top_read_again[change.zone] = change.time
+                began = since[0] - 0.1
+                hands = frozenset(p for p in Player if any(
+                    came <= change.time and left >= began for came, left in self._visits(change.zone, p))
+                    or self._tip_frames(change.zone, p, began, change.time) > 0)
+                self._same_top[change.zone] = (
+                    old, max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S), hands)
             if hidden is None or hidden[2].label != "empty" or zone.kind is not ZoneKind.STOCK:
                 # a pile read empty under a hand and showing its top again was hidden by the
                 # hand: a pile is not emptied and dealt the same card again (slap-eval seed
@@ -2179,10 +2188,16 @@ class Observer:
                      reading.runner_up, reading.runner_up_confidence, old)
             self.state.tops[change.zone] = old
             return []
+        pulled = self._pulled_from_beneath(change.zone, pile) if depth == 3 else None
+        self._same_top.pop(change.zone, None)
         if depth is not None:
             # lifted a lag before the pile's picture stopped moving, but not before the hand that
             # took it had come: a pile busy only briefly settles just after the lift
             lifted = max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S)
+            if pulled is not None:
+                # the card beneath went first, pulled out by its player in the pile's last change
+                return [self._lift(change, reading, since, pile_n, pulled, beneath=True),
+                        self._lift(change, reading, since, pile_n, lifted)]
             # of two, the top one was lifted first, as the hands came: the other as for one
             lifts = [since[0] + TAKE_BACK_GRAB_S, lifted] if depth == 3 else [lifted]
             return [self._lift(change, reading, since, pile_n, at) for at in lifts]  # the top card first
@@ -2289,9 +2304,10 @@ class Observer:
         return events
 
     def _lift(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int], pile_n: int,
-              at: float) -> TakeBack:
-        """The take-back, at ``at``, of the top of pile ``pile_n`` (taken off the pile)."""
-        gone = self.state.piles[pile_n].pop()
+              at: float, beneath: bool = False) -> TakeBack:
+        """The take-back, at ``at``, of the top of pile ``pile_n`` (taken off the pile), or
+        (``beneath``) of the card under it."""
+        gone = self.state.piles[pile_n].pop(-2 if beneath else -1)
         player = gone.player or self._hand_player(change.zone, since[0], change.time) or Player.A
         if gone.player is not None and gone.slot is not None:
             # back in a slot that has not settled since it left (the hand never left it): what
@@ -2303,6 +2319,22 @@ class Observer:
                 self._returning[gone.card] = (gone.player, gone.slot)
         return TakeBack(t=at, frame=change.frame, player=player, pile=pile_n, card=Card.parse(gone.card),
                         evidence=self._evidence(change, reading, since))
+
+    def _pulled_from_beneath(self, zone: str, pile: Sequence[_PileCard]) -> float | None:
+        """When the card under a pile's top was pulled out from beneath it, if its player (not
+        the top's) had a hand on the pile in the pile's last change, which read as its top again
+        (game 5590, both recognitions: A's JC, under B's 10H, taken back by A in a faint change of
+        the pile, then the 10H by B; both were put in the second change, the 10H first, 0.28 s
+        early: a false and a missed F_TAKE_BACK); None otherwise."""
+        seen = self._same_top.get(zone)
+        if seen is None or len(pile) < 2:
+            return None
+        top, lower = pile[-1], pile[-2]
+        card, lifted, hands = seen
+        if card != top.card or lower.player is None or lower.player is top.player \
+                or lower.player not in hands:
+            return None
+        return lifted
 
     def _uncovered_spit_card(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                              pile_n: int) -> list[TableEvent]:

@@ -695,6 +695,27 @@ def test_two_cards_taken_back_while_the_hands_stayed_on_the_pile(layout: MatLayo
     assert table.frame_with({"A.stock2": "KD"}) == [] and table.frame_with({"B.stock1": "10C"}) == []
 
 
+def test_a_card_pulled_from_under_the_other_players_top_is_taken_back_first(layout: MatLayout) -> None:
+    """Game 5590, both recognitions: A's JC, under B's 10H, pulled out by A while the pile still
+    showed the 10H (a change read as its top again), then B took the 10H back: both were put in
+    the pile's second change, the 10H first, 0.28 s early (a false and a missed F_TAKE_BACK).
+    The card beneath was lifted in the change where its player's hand was on the pile. Not when
+    only the top's player's hand was there then."""
+    for pulling in (Player.A, Player.B):
+        table = king_under_ten(layout)
+        assert table.frame_with({"pile1": "10C"}, hands=(hand(pulling, "pile1"),)) == []  # top read again
+        first = table.frame / FPS
+        table.idle(10)
+        events = table.frame_with({"pile1": "5D"}, hands=(hand(Player.B, "pile1"),))
+        cards = [(type(e), e.player, str(e.card)) for e in events]
+        if pulling is Player.A:
+            assert cards == [(TakeBack, Player.A, "KD"), (TakeBack, Player.B, "10C")]
+            assert events[0].t < first < events[1].t
+        else:
+            assert cards == [(TakeBack, Player.B, "10C"), (TakeBack, Player.A, "KD")]
+            assert first < events[0].t <= events[1].t
+
+
 def test_a_card_taken_back_and_played_again_before_its_slot_showed_it(layout: MatLayout) -> None:
     table = Table(layout)
     table.frame_with({"A.stock2": "back"})
