@@ -645,11 +645,7 @@ class Observer:
                 # earlier change it covered, guessed as a card too (game 5029 at 1280x720 with the
                 # model: A's JS guessed JC under the hand, then again after the hand came back,
                 # read JS only then: timed from the second change, 0.49 s late)
-                change, since = unread.change, unread.since
-                if covered is not unread and covered is not None \
-                        and self.state.tops.get(change.zone) == "back" \
-                        and any(r.guess is not None for r in covered.readings):
-                    change, since = covered.change, covered.since
+                change, since = self._first_guessed(change.zone, unread, reading, covered)
             elif unread is not None and self._new_on_pile(change.zone, reading.label):
                 # (read under a hand now, it is believed only as surely as any reading there)
                 under_hand = unread.change.hand_over or change.hand_over
@@ -849,7 +845,8 @@ class Observer:
             reading = readings.get(zone)
             if reading is not None and reading.label != "card":
                 del self._unread[zone]
-                change, since = self._first_guessed(zone, unread, reading)
+                covered = self._covered_unread.pop(zone, None)
+                change, since = self._first_guessed(zone, unread, reading, covered)
                 change = self._hidden_by_hand(change, reading, tracked)
                 events += self._explain_or_wait(change, reading, since, tracked)
                 continue
@@ -958,19 +955,18 @@ class Observer:
             log.info("frame %d: %s shows a card that was not read in %d looks", unread.change.frame, zone,
                      len(unread.readings))
             return []
-        change, since = self._first_guessed(zone, unread, best)
+        change, since = self._first_guessed(zone, unread, best, self._covered_unread.pop(zone, None))
         return self._explain(change, best, since)
 
-    def _first_guessed(self, zone: str, unread: _Unread, reading: ZoneReading
+    def _first_guessed(self, zone: str, unread: _Unread, reading: ZoneReading, covered: _Unread | None
                        ) -> tuple[ZoneChange, tuple[float, int]]:
         """The change (and when its zone went busy) that ``reading``, the card at last read in
-        ``zone`` after its change ``unread`` was read again, explains: ``unread``'s, or, in a
-        slot that showed a back, an earlier change it covered that was guessed as a card (a hand
-        or its shadow passed over the slot after the turn), as when a change is read so (update;
-        game 5509 with the model: B's KC, turned at 4.15 s, guessed KS at 4.5 s, changed faintly
-        twice after, read surely only after the last: timed from it, 1.1 s late). What it
-        covered is done with."""
-        covered = self._covered_unread.pop(zone, None)
+        ``zone`` after its change ``unread`` (a card guessed there) was read again, explains:
+        ``unread``'s, or, in a slot that showed a back, the earlier change ``covered`` by it that
+        was guessed as a card too (game 5029 at 1280x720 with the model: A's JS guessed JC under
+        the hand, then again after the hand came back, read JS only then: 0.49 s late; since stop
+        61 also when read at last by looking again, with no further change: game 5509 with the
+        model, B's KC guessed KS at 4.5 s, changed faintly twice after, 1.1 s late)."""
         if covered is not None and covered is not unread and zone in self._slot_zones \
                 and self.state.tops.get(zone) == "back" and reading.label not in FACE_UP_LABELS \
                 and any(r.guess is not None for r in covered.readings):
