@@ -351,7 +351,8 @@ class _HandSeen:
     top: str = ""
     still_s: float | None = None
     rest_before: float | None = None  # ``still_from`` before the tip last moved
-    beside: bool = False  # the other player played onto the pile while it lay there
+    beside: bool = False  # the other player played onto the pile while it lay there, or took back
+    top_other: bool = False  # ``top`` is the other player's card
     on_pile: frozenset[str] = frozenset()  # the pile's cards when it came
     differed: bool = False  # the pile, clear again after it left, did not look as before
     anchor_before: tuple[float, float] | None = None  # ``anchor`` before the tip last moved
@@ -488,6 +489,9 @@ class Observer:
         #: per pile zone, a take-back read not surely enough (its top kept): the change and the
         #: reading of the card beneath (``_take_back_seen_in_slot``); gone at the pile's next change
         self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int]]] = {}
+        #: a pile's top read back in its slot before the pile changed: when the slot went busy
+        #: and settled, by card (``_lifted_back``)
+        self._seen_back: dict[str, tuple[float, float]] = {}
         #: spit piles whose last settle was read as the top they showed before (the time it
         #: settled): nothing came or went, whatever moved their picture (gone at the next change)
         self._top_read_again: dict[str, float] = {}
@@ -1917,6 +1921,7 @@ class Observer:
             if pile and pile[-1].card == new:
                 # the top of a pile as far as we know: the pile's change will explain it, or has
                 # (a take-back read not surely enough there, now seen back in its slot)
+                self._seen_back[new] = (since[0], change.time)
                 return self._take_back_seen_in_slot(pile_n, change)
             # (not a spit card: none goes back to a stock slot, one of the two readings is wrong;
             # game 5361 with the model: A's spit AS, read AC, and A's AC turned in slot 2)
@@ -2165,7 +2170,8 @@ class Observer:
         # a take-back: the card now on top lay beneath the one that left, or beneath the two
         # that left (both taken back while hands never left the pile)
         depth = _taken_back(pile, old, new)
-        if depth is not None and self._put_by_the_other_hand(change, pile[-1], since):
+        if depth is not None and self._put_by_the_other_hand(change, pile[-1], since) \
+                and not self._back_in_its_slot(pile[-1], reading):
             log.info("frame %d: %s read as %s, beneath its top %s, but only the other player's hand was "
                      "there: no take-back", change.frame, change.zone, new, old)
             depth = None
@@ -2190,6 +2196,8 @@ class Observer:
             # lifted a lag before the pile's picture stopped moving, but not before the hand that
             # took it had come: a pile busy only briefly settles just after the lift
             lifted = max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S)
+            if depth == 2:
+                lifted = min(lifted, self._lifted_back(pile_n, pile[-1], change.time))
             if pulled is not None:
                 # the card beneath went first, pulled out by its player in the pile's last change
                 return [self._lift(change, reading, since, pile_n, pulled, beneath=True),
@@ -2573,6 +2581,17 @@ class Observer:
         if visit is not None and visit[1] <= covered:
             return lifted
         return max(lifted, covered + 1.0 / 30)
+
+    def _lifted_back(self, pile_n: int, top: _PileCard, settled: float) -> float:
+        """When ``top``, taken back off pile ``pile_n`` in a change that settled at ``settled``,
+        left the pile, if it was read back in its slot before, within ``PAIR_WINDOW_S``: as for a
+        card taken from beneath (``_lifted_from_beneath``), as the hand came; else never (game
+        5599 with the model: B's 4S, back in its slot under B's hand 0.03 s before pile 2, read
+        "empty" under both players' hands until then, settled; timed from that, 0.55 s late)."""
+        seen = self._seen_back.pop(top.card, None)
+        if seen is None or top.player is None or settled - seen[1] > PAIR_WINDOW_S:
+            return math.inf
+        return self._lifted_from_beneath(pile_n, top.player, *seen)
 
     def _take_back_seen_in_slot(self, pile_n: int, change: ZoneChange) -> list[TableEvent]:
         """A pile's top, just read back in its slot (``change``), when the pile's take-back was
@@ -3169,9 +3188,11 @@ class Observer:
                     continue
                 if seen is None:
                     assert hand is not None
+                    pile = self.state.piles.get(int(number), [])
                     seen = self._early_slaps[key] = _HandSeen(
                         tracked.time, anchor=hand.tip_mm, still_from=tracked.time, top=top,
-                        on_pile=frozenset(c.card for c in self.state.piles.get(int(number), ())))
+                        on_pile=frozenset(c.card for c in pile),
+                        top_other=bool(pile) and pile[-1].player is player.other)
                 elif hand is not None and seen.joined_from is not None \
                         and math.dist(hand.tip_mm, seen.anchor) > EARLY_SLAP_TIP_MM:
                     # the arms parted with the tip elsewhere: the joined blob hid where the hand
@@ -3202,7 +3223,7 @@ class Observer:
                 elif not joined and hand is not None:
                     seen.joined_from = None
                 if top != seen.top:  # a card came or went under it: a play or a take-back
-                    if not self._played_beside(key, seen, top):
+                    if not self._played_beside(key, seen, top) and not self._taken_beside(key, seen, top):
                         seen.slapped = True
                 # (a pile read unsurely under the hands counts: the slap waits once the hand
                 # has gone until the pile is read, and a card read there then was a play; game
@@ -3221,7 +3242,9 @@ class Observer:
             # A played onto the pile 0.5 s after slapping it, while the slot A's arm had lain
             # over was still busy, and the early slap was dropped)
             top = self.state.tops.get(zone, "empty")
-            if top != seen.top and self._played_beside(key, seen, top) and seen.differed:
+            # (the other player taking back their card from under the hand, read only now, too)
+            if top != seen.top and ((self._played_beside(key, seen, top) and seen.differed)
+                                    or self._taken_beside(key, seen, top)):
                 pile_ok = True  # clear again, showing the other player's card that came since
             if obs is not None and obs.as_before is False and not pile_ok:
                 seen.differed = True  # ... unless that card is read only now
@@ -3256,7 +3279,20 @@ class Observer:
         if not (pile and pile[-1].card == top and pile[-1].player is key[1].other
                 and top not in seen.on_pile):  # come since, not uncovered (race seed 6002)
             return False
-        seen.top, seen.beside = top, True
+        seen.top, seen.beside, seen.top_other = top, True, True
+        return True
+
+    def _taken_beside(self, key: tuple[int, Player], seen: _HandSeen, top: str) -> bool:
+        """The pile of ``key`` (pile number, player) shows ``top``, uncovered by the other player
+        taking back the card that lay on top (``seen.top``, the other player's) while ``seen``'s
+        hand lay on it: the visit stays a slap, and the pile, clear again, shows that card (game
+        5599, both recognitions: A's hand on pile 2 while B took back the 4S from under it, the
+        F_EARLY_SLAP was missed)."""
+        pile = self.state.piles.get(key[0]) or []
+        if not (seen.top_other and pile and pile[-1].card == top and top in seen.on_pile
+                and seen.top not in {c.card for c in pile}):
+            return False
+        seen.top, seen.beside, seen.top_other = top, True, pile[-1].player is key[1].other
         return True
 
     def _hand_staying(self, player: Player, zone: str, seen: _HandSeen, tracked: TrackedFrame

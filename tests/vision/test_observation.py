@@ -292,6 +292,29 @@ def test_a_pile_showing_the_card_beneath_under_the_other_player_s_hand_alone_is_
         assert ("KD" in [p.card for p in table.obs.state.piles[1]]) is not a_there
 
 
+def test_a_top_seen_back_in_its_slot_is_taken_back_though_the_other_hand_alone_was_on_the_pile(
+        layout: MatLayout) -> None:
+    """Game 5599 with the model: B took the 4S back off pile 2 while A's hand lay on it; the
+    pile, read "empty" under both hands, settled showing the 6D beneath only after B's hand had
+    left it, with A's hand alone there, and after the 4S was read back in B's slot: the two
+    readings agree on a take-back (lost, with B's moves of the 4S after it), timed as the hand
+    that took it came over the pile (a card back in its slot, ``_lifted_from_beneath``)."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"}, hands=(hand(Player.A, "pile1"),))
+    table.idle(int(PAIR_WINDOW_S * FPS) + 1)
+    b = hand(Player.B, "pile1")
+    came = (table.frame + 1) / FPS
+    assert table.frame_with({"pile1": "empty"}, hands=(b, hand(Player.A, "pile1")), hand_over=True,
+                            number_hidden=("pile1",)) == []
+    table.busy_since["A.stock2"] = table.frame + 1
+    assert table.frame_with({"A.stock2": "KD"}, hands=(b,), before=(b, hand(Player.A, "A.stock2"))) == []
+    events = table.frame_with({"pile1": "5D"}, hands=(b,), hand_over=True)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
+    assert events[0].t == pytest.approx(came)
+    assert table.frame_with({"A.stock2": "KD"}) == []  # still in its slot: no turn
+
+
 def test_a_pile_read_under_the_slapping_hands_keeps_its_top(layout: MatLayout) -> None:
     """Slap-eval seed 6018: after A's last card (KD on pile 1), pile 1 settled under the
     slapping hands showing the 5 beneath (it peeked out): no take-back; the top stays KD,
@@ -3145,6 +3168,35 @@ def test_a_hand_still_on_a_pile_where_the_other_player_plays_is_a_slap(layout: M
     assert [type(e) for e in table.frame_with({"pile1": "4D"}, hands=(b,))] == [TakeBack]
     assert frames_of(table, 1, leaving) == [] and clear_again(table, "pile1", as_before=False) == []
     assert frames_of(table, round(2 * EARLY_SLAP_SLOTS_S * FPS), ()) == []
+
+
+def test_a_hand_still_on_a_pile_where_the_other_player_takes_a_card_back_is_a_slap(
+        layout: MatLayout) -> None:
+    """Game 5599, both recognitions: A's hand lay still on pile 2 during play while B took the
+    4S back from under it (the card that left was B's, and B's hand took it): A's slap stays
+    one, and the pile, clear again, shows the card beneath; with the model the take-back was
+    read only once A's hand had gone. (A's own take-back stays a take-back: the test above.)"""
+    n = round(EARLY_SLAP_STILL_S * FPS)
+    b = hand_at(Player.B, (300.0, 200.0), "pile1")
+    leaving = (replace(b, tip_mm=(300.0, 120.0)),)
+    for read_late in (False, True):
+        table = Table(layout)
+        table.frame_with({"A.stock2": "back"})
+        table.frame_with({"pile1": "KD"}, hands=(hand(Player.A, "pile1"),))  # A's, illegal or not
+        assert frames_of(table, n // 2, (b,)) == []
+        both = (b, hand(Player.A, "pile1"))
+        if not read_late:
+            events = table.frame_with({"pile1": "5D"}, hands=both)
+            assert [(type(e), e.player) for e in events] == [(TakeBack, Player.A)]
+        else:
+            assert frames_of(table, 3, both) == []
+        assert frames_of(table, n, (b,)) == [] and frames_of(table, 1, leaving) == []
+        if read_late:
+            events = table.frame_with({"pile1": "5D"}, hands=(hand(Player.A, "pile1"),))
+            assert [(type(e), e.player) for e in events] == [(TakeBack, Player.A)]
+        assert clear_again(table, "pile1", as_before=False) == []
+        events = frames_of(table, round(EARLY_SLAP_SLOTS_S * FPS), ())
+        assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.B, 1)], read_late
 
 
 def test_a_hand_still_on_a_pile_where_its_card_lands_is_a_play_not_a_slap(layout: MatLayout) -> None:
