@@ -233,7 +233,9 @@ REREAD_EVERY = 3
 #: the 7S: four false faults; game 5240, B's back under B's hand). In games 5240, 5300-5309 and
 #: 5260-5264 with the model (stop 53), of the slots read "empty" 73 showed their number
 #: (occupancy 0.04-0.14, against 0.25 for hidden) and 104 did not, all but these two with a hand
-#: seen on them; both of the two held a card
+#: seen on them; both of the two held a card. Since stop 62 a spit pile read "empty" with its
+#: printed label hidden too (game 5604 with the model: A's hand slapping pile 1 during play, not
+#: seen as the pile settled; a take-pile, a false F_WRONG_TAKE, and the F_EARLY_SLAP lost)
 EMPTY_UNSEEN_MAX_S = 1.0
 #: ... for at most this long; meanwhile later events wait behind it (they may depend on it).
 #: Then the card read most often is taken if it was read at least half of the times (in the
@@ -480,6 +482,9 @@ class Observer:
         self._back_under_hand: dict[str, tuple[int, tuple[float, int]]] = {}
         self._behind_unexplained: list[TableEvent] = []
         self._slot_zones = set(self._slot_zone.values())
+        #: zones whose "empty" reading with their printed label hidden is taken for a hand over
+        #: them (``_hidden_by_hand``): stock slots and spit piles
+        self._hideable = self._slot_zones | set(self._pile_zone.values())
         #: slots read "empty" under a hand the tracker saw only in its box (``_hidden_by_hand``)
         self._box_hidden: set[str] = set()
         #: stock slots read "empty" with their printed number hidden: since when, and the
@@ -822,11 +827,12 @@ class Observer:
         until the arm had gone, and a spit and a false F_TAKE_BACK followed). A slot read so with
         no hand seen at all is taken for covered too, by a hand the tracker lost (a pale hand over
         a white card passes into its background), for ``EMPTY_UNSEEN_MAX_S`` at most
-        (:meth:`_covered_unseen`)."""
+        (:meth:`_covered_unseen`); since stop 62 so is a spit pile read "empty" with its printed
+        label hidden and no hand seen (game 5604 with the model)."""
         self._box_hidden.discard(change.zone)
         self._unseen_since.pop(change.zone, None)  # a new look: its wait starts again
         obs = tracked.zones.get(change.zone)
-        if (reading.label != "empty" or change.hand_over or change.zone not in self._slot_zones
+        if (reading.label != "empty" or change.hand_over or change.zone not in self._hideable
                 or obs is None or not obs.occupied):
             return change
         if self._hand_touches(change.zone, tracked):
@@ -911,11 +917,11 @@ class Observer:
         return events
 
     def _covered_unseen(self, zone: str, reading: ZoneReading, tracked: TrackedFrame) -> bool:
-        """Whether a stock slot read "empty" while the tracker sees its printed number hidden
-        (``occupied``) is still taken for covered by a hand the tracker does not see: for
-        ``EMPTY_UNSEEN_MAX_S`` from the first such look."""
+        """Whether a stock slot (or spit pile) read "empty" while the tracker sees its printed
+        number (label) hidden (``occupied``) is still taken for covered by a hand the tracker
+        does not see: for ``EMPTY_UNSEEN_MAX_S`` from the first such look."""
         obs = tracked.zones.get(zone)
-        if reading.label != "empty" or zone not in self._slot_zones or obs is None or not obs.occupied:
+        if reading.label != "empty" or zone not in self._hideable or obs is None or not obs.occupied:
             return False
         if tracked.time - self._unseen_since.setdefault(zone, tracked.time) >= EMPTY_UNSEEN_MAX_S:
             return False
