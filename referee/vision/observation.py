@@ -1749,7 +1749,10 @@ class Observer:
             return []
         hidden = self._under_hand.pop(change.zone, None)
         card_before = self._card_under_hand.pop(change.zone, None)
-        if card_before is not None and new not in FACE_UP_LABELS and one_card_read(card_before[2].label, new):
+        if card_before is not None and new not in FACE_UP_LABELS and (
+                one_card_read(card_before[2].label, new)
+                or (old == "back" and hidden is not None and hidden[2].label == "empty"
+                    and _alike(card_before[2].label, new))):
             # read as this card under the hand, then "empty" under it (the hand over the card)
             # or as another card, and surely as it now: the card came at the first change (games
             # 5024 and 5033 at 1280x720 with the model: A's 4D and 2H, 0.7 and 0.8 s late; game
@@ -1759,7 +1762,9 @@ class Observer:
             # it at 27.0 s, 3H again at 27.3 s: timed from that, 1.7 s late), also once the hand
             # has gone without changing the slot again (read again clear of it, ``_clear_looks``;
             # game 5564 with the model: B's 2S, read 0.70 and 0.78, "empty", 0.77 under the hand,
-            # timed from the last, 1.7 s late)
+            # timed from the last, 1.7 s late); and, turned from a back, read as a card of its
+            # rank or suit before the "empty" (as below; game 5616 with the model: B's KH read JH
+            # at 0.54 under the hand, "empty" under it, KH once it had gone: 0.65 s late)
             hidden = card_before
         if hidden is not None and zone.kind is ZoneKind.PILE and hidden[0].carried and not change.carried \
                 and new != old and new not in FACE_UP_LABELS and any(

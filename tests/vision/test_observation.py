@@ -2678,7 +2678,9 @@ def test_a_card_read_under_the_hand_then_empty_under_it_and_surely_after_is_time
     """Games 5024 and 5033 at 1280x720 with the model: A's 4D and 2H, turned and read 0.70 and
     0.62 under the hand, then "empty" under it (the hand over the card), and surely once the
     hand had gone: 0.7 and 0.8 s late, timed from the sure reading. So with another card read
-    between (game 5172)."""
+    between (game 5172), and, since stop 62, for a back's turn first read under the hand as a
+    card of its rank or suit (game 5616 with the model: B's KH read JH at 0.54 under the hand,
+    then "empty" under it, KH once it had gone: 0.65 s late)."""
     under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
     table = Table(layout)
     assert table.frame_with({"A.stock3": "6C"}, confidence=0.7, **under) == []
@@ -2688,14 +2690,18 @@ def test_a_card_read_under_the_hand_then_empty_under_it_and_surely_after_is_time
     events = table.frame_with({"A.stock3": "6C"}, confidence=0.9)  # the hand has gone
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
     assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
-    # another card read surely after: that card, from its own settle
-    table = Table(layout)
-    assert table.frame_with({"A.stock3": "6C"}, confidence=0.7, **under) == []
-    assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
-    table.idle(8)
-    events = table.frame_with({"A.stock3": "8C"}, confidence=0.9)
-    assert [(type(e), str(e.card)) for e in events] == [(Turn, "8C")]
-    assert events[0].t > settled_under + 0.1
+    # another card read surely after: that card, from its own settle; one of the same suit or
+    # rank, turned from a back, the card read first (game 5616)
+    for after, timed_first in (("8D", False), ("8C", True), ("6H", True)):
+        table = Table(layout)
+        assert table.frame_with({"A.stock3": "6C"}, confidence=0.7, **under) == []
+        settled_under = table.frame / FPS
+        assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
+        table.idle(8)
+        events = table.frame_with({"A.stock3": after}, confidence=0.9)
+        assert [(type(e), str(e.card)) for e in events] == [(Turn, after)]
+        assert (abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9) is timed_first, after
+        assert timed_first or events[0].t > settled_under + 0.1
     # game 5172: read under the hand as the card, then as another (0.57), then surely as the
     # card once the hand had gone: timed from the first (it was 0.85 s late)
     table = Table(layout)
