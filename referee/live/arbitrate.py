@@ -88,6 +88,12 @@ class ArbiterSettings:
     #: 10H put 0.05 s after it left, 0.26 s early, from 8 views of a track that lost it)
     min_carry_s: float = 0.12
     faces_per_slot: int = 3  # faces kept per stock slot (the latest one cut before the card left is used)
+    #: ... or, when the latest gives no usable contact, the one cut before it of the same card,
+    #: at most this much earlier: the slot may have settled for a moment as the hand lifted the
+    #: card, read as that card still (game 5590 with the model: A's 4H cut 0.17 s before, mid-lift;
+    #: its track found nothing, and the layering read on it put A's card underneath: a touch race
+    #: judged the wrong way round, a false and a missed F_LOST_TOUCH)
+    face_retry_s: float = 0.5
     #: the slapping hands' layering model (:mod:`referee.vision.layering_reader`; default the
     #: shipped models/hand-layering.onnx); None: the layering by the hands' colours
     layering_model: str | None = "default"
@@ -741,22 +747,49 @@ class Arbiter:
         way, was one card (game 5151: A's AS, read AC when turned and AS when settled again,
         was moved as AC and timed by the AC face, whose follow had run off with the arm that
         passed over it 1.5 s before: a false F_TWO_CARDS)."""
+        faces = self._faces_of(player, slot, card, before)
+        return faces if isinstance(faces, str) else faces[0]
+
+    def _faces_of(self, player: Player, slot: int, card: str, before: float) -> list[_Face] | str:
+        """:meth:`_face`'s face, then the face of the same card cut before it, if there is one
+        within ``face_retry_s`` (to try when the first gives no usable contact); or why there
+        is none."""
         faces = self._faces.get(f"{player}.stock{slot}")
         if not faces:
             return f"no view of {player}'s slot {slot} before the card left"
         returned = max((t for t in self._taken_back.get(card, ()) if t < before), default=-math.inf)
+        found: list[_Face] = []
         for face in reversed(faces):
             if face.time < before and one_card_read(face.label, card):
                 if face.time < returned:
-                    return f"no view of {player}'s slot {slot} showing {card} since it was taken back"
-                return face
-        return f"no view of {player}'s slot {slot} showing {card} before the card left"
+                    break
+                if found and found[0].time - face.time > self.s.face_retry_s:
+                    break
+                found.append(face)
+                if len(found) == 2:
+                    break
+        if not found and returned > -math.inf and any(
+                f.time < before and one_card_read(f.label, card) for f in faces):
+            return f"no view of {player}'s slot {slot} showing {card} since it was taken back"
+        return found or f"no view of {player}'s slot {slot} showing {card} before the card left"
 
     def _estimate(self, player: Player, slot: int, card: str, before: float, toward: tuple[float, float]
                   ) -> _Estimate:
-        face = self._face(player, slot, card, before)
-        if isinstance(face, str):
-            return _Estimate(None, face)
+        faces = self._faces_of(player, slot, card, before)
+        if isinstance(faces, str):
+            return _Estimate(None, faces)
+        first = self._estimate_from(faces[0], toward)
+        if len(faces) == 1 or self._good(first):
+            return first
+        second = self._estimate_from(faces[1], toward)
+        return second if self._good(second) else first
+
+    def _good(self, est: _Estimate) -> bool:
+        """Whether an estimate has a contact of at least ``min_quality``."""
+        return est.contact is not None and est.contact.quality >= self.s.min_quality
+
+    def _estimate_from(self, face: _Face, toward: tuple[float, float]) -> _Estimate:
+        """The card of ``face`` followed from its view toward ``toward``, and its contact."""
         window = self._window(face.frame)
         if window is not None:
             views, times = window
@@ -879,34 +912,37 @@ class Arbiter:
         pile = self.layout.zone(f"pile{under.pile}").center
         toward = (float(pile[0]), float(pile[1]))
         ests: dict[Player, _Estimate] = {}
-        faces: dict[Player, _Face] = {}
+        tries: dict[Player, list[_Face]] = {}
         for p, ev in plays.items():
-            face = self._face(p, ev.slot, str(ev.card), ev.t)
-            if isinstance(face, str):
-                ests[p] = _Estimate(None, face)
+            found = self._faces_of(p, ev.slot, str(ev.card), ev.t)
+            if isinstance(found, str):
+                ests[p] = _Estimate(None, found)
             else:
-                faces[p] = face
+                tries[p] = found
+        faces: dict[Player, _Face] = {p: found[0] for p, found in tries.items()}
         arb: ar.Arbitration | None = None
         error = ""
         if len(faces) == 2:
-            k0 = min(f.frame for f in faces.values())
-            window = self._window(k0)
+            window, k0 = None, 0
+            for k in sorted({min(f.frame for found in tries.values() for f in found),
+                             min(f.frame for f in faces.values())}):
+                window, k0 = self._window(k), k
+                if window is not None:
+                    break
             if window is None:
                 error = "the views before the cards left are no longer kept"
             else:
                 views, times = window
                 poses: dict[Player, ar.CardPose] = {}
-                for p, face in faces.items():
-                    track = self._track(face, views, times, face.frame - k0, toward)
-                    n = len(views) - (face.frame - k0)
-                    left = _departure(track, face.frame - k0)
-                    try:
-                        contact: ar.ContactEstimate | None = ar.estimate_contact(track)
-                        why = ""
-                    except ValueError as exc:
-                        contact, why = None, str(exc)
-                    ests[p] = _moved_after_reach(_Estimate(contact, why, track=track, face=face, views=n,
-                                                           left=left), plays[p])
+                for p in faces:
+                    for face in tries[p]:  # the latest face; the one before if it gives no contact
+                        if face.frame < k0:
+                            continue
+                        est = self._race_estimate(face, views, times, k0, toward, plays[p])
+                        if p not in ests or (not self._good(ests[p]) and self._good(est)):
+                            ests[p], faces[p] = est, face
+                        if self._good(ests[p]):
+                            break
                     kept = ests[p].track
                     pose = ar.rest_pose(kept, ests[p].contact) if kept is not None else None
                     if pose is not None:
@@ -960,6 +996,19 @@ class Arbiter:
                                          race_order=i + 1)
             out.append(Arbitrated(refined, note, only_fault=i == 0))
         return out
+
+    def _race_estimate(self, face: _Face, views: list[np.ndarray], times: np.ndarray, k0: int,
+                       toward: tuple[float, float], play: Play) -> _Estimate:
+        """A race's card of ``face`` followed through ``views`` (the first is frame ``k0``)."""
+        track = self._track(face, views, times, face.frame - k0, toward)
+        n = len(views) - (face.frame - k0)
+        left = _departure(track, face.frame - k0)
+        try:
+            contact: ar.ContactEstimate | None = ar.estimate_contact(track)
+            why = ""
+        except ValueError as exc:
+            contact, why = None, str(exc)
+        return _moved_after_reach(_Estimate(contact, why, track=track, face=face, views=n, left=left), play)
 
     def _settled_view(self, top: Play) -> np.ndarray | None:
         """The view to read a race's layering on: the last, or, when the pile has changed since

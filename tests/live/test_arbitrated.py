@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
@@ -591,6 +592,42 @@ def test_a_face_of_the_card_s_twin_in_its_slot_is_the_card_s_own() -> None:
     assert arbiter._face(Player.A, 2, "AS", 24.0) is settled
     assert arbiter._face(Player.A, 2, "AC", 23.0) is turned
     assert isinstance(arbiter._face(Player.A, 2, "AD", 24.0), str)  # the other colour: not it
+
+
+def test_a_card_whose_latest_face_gives_no_contact_is_followed_from_the_face_before() -> None:
+    """Game 5590 with the model: A's slot settled for a moment as the hand lifted the 4H, read 4H
+    still; the face cut then showed the card mid-lift, its track found nothing, and the touch
+    race was judged the wrong way round. The face before it (within ``face_retry_s``) is tried
+    when the latest gives no usable contact, and used when it gives one; one cut earlier, or
+    before the card was taken back, is not."""
+    from referee.live.arbitrate import Arbiter, _Estimate, _Face
+    from referee.vision.tracking import ZoneTracker
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+    arbiter = Arbiter(ZoneTracker(cal))
+    template = cast(ar.CardTemplate, None)  # not looked at
+    settled, lifting = _Face(10, 26.43, "4H", template), _Face(15, 26.6, "4H", template)
+    quality = {id(settled): 0.4, id(lifting): 0.001}
+
+    def estimate_from(face: _Face, toward: tuple[float, float]) -> _Estimate:
+        return _Estimate(ar.ContactEstimate(27.0, 0.02, 20, quality[id(face)], "test"), face=face)
+
+    arbiter._estimate_from = estimate_from  # type: ignore[method-assign]
+    pile1 = tuple(map(float, cal.layout.zone("pile1").center))
+    arbiter._faces["A.stock5"] = deque([settled, lifting])
+    assert arbiter._estimate(Player.A, 5, "4H", 27.0, pile1).face is settled
+    quality[id(lifting)] = 0.3  # the latest gives a contact: it stands
+    assert arbiter._estimate(Player.A, 5, "4H", 27.0, pile1).face is lifting
+    quality[id(lifting)], quality[id(settled)] = 0.001, 0.05  # neither: the latest, as before
+    assert arbiter._estimate(Player.A, 5, "4H", 27.0, pile1).face is lifting
+    quality[id(settled)] = 0.4
+    older = _Face(10, 26.6 - 0.6, "4H", template)  # too long before the latest
+    quality[id(older)] = 0.4
+    arbiter._faces["A.stock5"] = deque([older, lifting])
+    assert arbiter._estimate(Player.A, 5, "4H", 27.0, pile1).face is lifting
+    arbiter._faces["A.stock5"] = deque([settled, lifting])
+    arbiter._taken_back["4H"] = deque([26.5])  # taken back between the two faces
+    assert arbiter._estimate(Player.A, 5, "4H", 27.0, pile1).face is lifting
 
 
 def test_a_card_with_no_contact_estimate_underneath_or_settled_late_is_timed_a_carry_after_it_left() -> None:
