@@ -164,6 +164,13 @@ class ArbiterSettings:
     #: poorly all the way (race-eval seed 6084 with the model: B's 8S at 0.45-0.54).
     beneath_score: float = 0.5
     slot_near_mm: float = 10.0
+    #: another card lost on its way, last found outside the landing card's pile further from it
+    #: than a hand carries a card (at this speed) by the time the landing card lay still there,
+    #: is not under it: it touched after (game 5623 with the model: B's 4D, lost 150 mm from
+    #: pile 2 a frame before A's AD lay still there, B's arm passing over pile 2 on its way to
+    #: pile 1, was put under the AD: a false F_ILLEGAL_RANK). Carries in the evaluation clips
+    #: move the card at 1.2 m/s at most
+    carry_max_mm_per_s: float = 2000.0
     #: a followed card has left its slot once found this far from where it lay there (which of
     #: two cards one hand took was taken first: ``Landing.taken_before``)
     left_slot_mm: float = 3.0
@@ -570,7 +577,7 @@ class Arbiter:
         placed nowhere (race-eval seed 6121), as is one seen in its slot since (``_current``).
         ``taken_before``: those beneath that left their slots before ``landed``'s card left its
         own."""
-        beneath, elsewhere = self._located(landing.zone, landing.label)
+        beneath, elsewhere = self._located(landing.zone, landing.label, landing.time)
         return replace(landing, beneath=frozenset(beneath), elsewhere=frozenset(elsewhere),
                        taken_before=frozenset(self._taken_before(landed, beneath)))
 
@@ -582,10 +589,14 @@ class Arbiter:
             return frozenset()
         return frozenset(self._located(pile)[1])
 
-    def _located(self, pile: str, top: str | None = None) -> tuple[set[str], set[str]]:
+    def _located(self, pile: str, top: str | None = None, landed_t: float | None = None
+                 ) -> tuple[set[str], set[str]]:
         """(beneath, elsewhere) of :meth:`_placed`: the followed cards, other than ``top``,
-        that lie under the pile's top, and those outside the pile."""
+        that lie under the pile's top, and those outside the pile (also, ``landed_t`` being when
+        the top lay still there, one lost too far from the pile to have touched before it:
+        ``carry_max_mm_per_s``)."""
         beneath, elsewhere = set(), set()
+        outline = next(o for zone_id, o in self._pile_outlines if zone_id == pile)
         for faces in self._faces.values():
             for face in self._current(faces):
                 f = face.follow
@@ -612,6 +623,10 @@ class Arbiter:
                             now, last, step = fair, fair, None
                 last_pile = self._pile_at(*last) if last is not None else None
                 outside = now is not None and self._pile_at(*now) != pile
+                if now is None and not covered and last is not None and landed_t is not None \
+                        and last_pile is None and (found_t := f.last_found_time) is not None:
+                    away_mm = -cv2.pointPolygonTest(outline, last, True)
+                    outside = away_mm > self.s.carry_max_mm_per_s * max(0.0, landed_t - found_t)
                 carried = step is not None and step >= self.s.landing_carried_mm
                 if outside or carried or last_pile not in (None, pile):
                     elsewhere.add(face.label)

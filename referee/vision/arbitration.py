@@ -655,6 +655,12 @@ class CardFollow:
         """Where the card was last found (in the last view or before it was lost)."""
         return self.last_found_centre_scoring(-math.inf)
 
+    @property
+    def last_found_time(self) -> float | None:
+        """When the card was last found (None: never)."""
+        ok = np.flatnonzero(np.isfinite(self._f.scores) & np.isfinite(self._f.centres).all(axis=1))
+        return float(self._f.t[ok[-1]]) if len(ok) else None
+
     def last_found_centre_scoring(self, min_score: float) -> tuple[float, float] | None:
         """Where the card was last found matching at least ``min_score``."""
         ok = np.flatnonzero((self._f.scores >= min_score) & np.isfinite(self._f.centres).all(axis=1))

@@ -953,7 +953,9 @@ def test_a_landing_places_the_other_followed_cards() -> None:
     game 5015's 6C at 1280x720) lies beneath. One lost in its slot and then found only poorly,
     on its way to the pile and on it (the follow ran off with another card the hand carried:
     race-eval seed 6121's KC with the model), is nowhere; one found as poorly all the way from
-    its slot (race-eval seed 6084's 8S) lies beneath. One found fairly on the pile and only
+    its slot (race-eval seed 6084's 8S) lies beneath; lost off the piles just before the landing
+    card lay still, further from the pile than a hand carries a card by then, elsewhere (since
+    stop 62: game 5623's 4D with the model). One found fairly on the pile and only
     more poorly since, off it, lies beneath when it was found all the way from its slot
     (race-eval seed 6207: B's 8C, covered by A's 10H, its follow running off with B's hand at
     0.44-0.46; not seed 6086's KH, lost in its slot and found again on the card A carried)."""
@@ -1001,6 +1003,11 @@ def test_a_landing_places_the_other_followed_cards() -> None:
         def last_found_centre_scoring(self, min_score: float) -> tuple[float, float] | None:
             return next((f[0] for f in reversed(self.finds) if f is not None and f[1] >= min_score), None)
 
+        @property
+        def last_found_time(self) -> float | None:  # (view i at time i)
+            found = [i for i, f in enumerate(self.finds) if f is not None]
+            return float(found[-1]) if found else None
+
         def left_at(self, away_mm: float) -> float | None:  # (view i at time i)
             return next((float(i) for i, f in enumerate(self.finds)
                          if f is not None and math.dist(f[0], self.finds[0][0]) >= away_mm), None)
@@ -1043,6 +1050,11 @@ def test_a_landing_places_the_other_followed_cards() -> None:
     placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
     assert placed.beneath == {"10D", "4C", "6C", "8S", "8C"}
     assert placed.elsewhere == {"2S", "7H", "JS", "9H", "5S", "KH"}
+    # lost off the piles just before the landing card lay still, too far from the pile to have
+    # touched it first (game 5623 with the model: B's 4D, lost 150 mm from pile 2 a frame before
+    # A's AD lay still there): elsewhere; lost as far, but long enough before: nowhere, as QC
+    soon = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.02, 0.9), faces[0])  # type: ignore[arg-type]
+    assert soon.elsewhere == placed.elsewhere | {"QC"} and soon.beneath == placed.beneath
     # a pile that settles as usual gets the same (``elsewhere_than``); no zone but a pile does
     assert arbiter.elsewhere_than("pile1") == placed.elsewhere
     assert "JS" not in arbiter.elsewhere_than("pile2") and "KD" in arbiter.elsewhere_than("pile2")
