@@ -2480,10 +2480,11 @@ class Observer:
     def _turned_unseen_as(self, card: str, change: ZoneChange, since: tuple[float, int], touched: float
                           ) -> tuple[dict[str, _SeenUnder], str] | None:
         """Where :meth:`_turned_and_played` finds ``card``, come onto a pile: the record (of
-        ``_under_hand`` or ``_turned_unseen``) and the slot where it was read under the hand that
+        ``_under_hand``, ``_turned_unseen`` or, since stop 62, ``_card_under_hand``: read so, then
+        "empty" under the hand) and the slot where it was read under the hand that
         turned it, in a slot of a player whose hand was over the pile or its tip on it, the slot
         showing a back still, within ``PAIR_WINDOW_S`` before ``touched``."""
-        for unseen in (self._under_hand, self._turned_unseen):
+        for unseen in (self._under_hand, self._turned_unseen, self._card_under_hand):
             for zone, (was, _, seen) in unseen.items():
                 source = self._zone.get(zone)
                 if source is None or source.kind is not ZoneKind.STOCK or source.owner is None \
@@ -2655,12 +2656,16 @@ class Observer:
         A's 5C read on the pile as 4C at 0.74, 5C at 0.61, was taken for a 5C underneath and a
         spit card 4C, and B's next play was judged on 4C; at 1280x720, B's QD played onto the
         spit card JD was read as JD again (QD at 0.28), and every later play from B's slot 5 was
-        refused."""
+        refused. Not a card read so under the hand that turned it (:meth:`_turned_unseen_as`;
+        game 5622 with the model: A's 8C, read 0.76 under the hand in slot 2, then "empty" under
+        it, on pile 1 with the 8S second at 0.002, was taken for the 8S that A's hand had taken
+        with it from slot 1, and found 1.2 s later: its F_TWO_CARDS late)."""
         second, label = reading.runner_up, reading.label
         if label in FACE_UP_LABELS or label in self._returning or self._holder(label) is not None:
             return reading
-        if self._recent_departure(label, change) is not None:
-            return reading
+        if self._recent_departure(label, change) is not None \
+                or self._turned_unseen_as(label, change, since, self._touch(change)) is not None:
+            return reading  # (read so under the hand that turned it: ``_turned_and_played``)
         dep = None if second is None else self._find_departure(second)
         if dep is None or dep.time < since[0] - PAIR_WINDOW_S or second in change.elsewhere \
                 or not self._hand_was_over(change.zone, dep.player, since[0]) \

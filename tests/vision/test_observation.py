@@ -677,6 +677,28 @@ def test_a_card_read_unsurely_under_the_hand_that_turned_it_is_not_taken_for_an_
                                                                           (Play, Player.A, 3, "6D")]
 
 
+def test_a_card_read_under_the_hand_that_turned_it_then_empty_is_not_taken_for_its_runner_up(
+        layout: MatLayout) -> None:
+    """Game 5622 with the model: A's 8C, turned in slot 2 and read 0.76 under the hand, then
+    "empty" under it as A took it with the 8S from slot 1 (two cards at once); pile 1 read 8C
+    with the 8S second (at 0.002) was taken for the 8S, which had left its slot, and the 8C was
+    found only 1.2 s later (its F_TWO_CARDS late, a false and a missed fault). The card read under
+    the hand that turned it is the one turned and played, the 8S beneath it."""
+    table = Table(layout)
+    on_slot = (hand(Player.A, "A.stock3"),)
+    assert table.frame_with({"A.stock3": "6D"}, hands=on_slot, hand_over=True, confidence=0.76) == []
+    turned = table.frame / FPS
+    assert table.frame_with({"A.stock1": "empty"}, hands=on_slot) == []  # the 4D left slot 1
+    assert table.frame_with({"A.stock3": "empty"}, hands=on_slot, hand_over=True,
+                            number_hidden=("A.stock3",)) == []  # the 6D taken under the hand
+    events = table.frame_with({"pile1": "6D"}, hands=(hand(Player.A, "pile1"),) + on_slot,
+                              runner_up=("4D", 0.002))
+    assert [(type(e), e.slot, str(e.card)) for e in events] == [
+        (Turn, 3, "6D"), (Play, 1, "4D"), (Play, 3, "6D")]
+    assert events[0].t <= turned
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "4D", "6D"]
+
+
 def test_a_card_from_no_slot_is_not_taken_for_one_read_unsurely_in_another_player_s_slot(
         layout: MatLayout) -> None:
     table = Table(layout)
