@@ -2555,7 +2555,13 @@ class Observer:
         second later; the take-back was lost)."""
         if top.player is None or top.slot is None or beneath.confidence < HAND_OVER_CONFIDENCE:
             return False
-        return self.state.tops.get(self._slot_zone.get((top.player, top.slot), "")) == top.card
+        # (not a slot believed to show it still, its last look not believed: game 5639 with the
+        # model, B's 10S played from slot 1, read "empty" there only under the hand; pile 1 read
+        # 10H, the 10S second, was taken for a take-back of the 10S and the JS: two false
+        # F_TAKE_BACK)
+        zone = self._slot_zone.get((top.player, top.slot), "")
+        reads = self._slot_reads.get(zone)
+        return self.state.tops.get(zone) == top.card and not (reads and reads[-1][1] in {"empty", "back"})
 
     def _lifted_from_beneath(self, pile_n: int, player: Player, slot_busy: float, settled: float) -> float:
         """When a card taken from under a pile's later top, seen back in its slot (busy since

@@ -501,7 +501,8 @@ def test_a_take_back_after_a_top_not_explained_uncovers_the_card_beneath_the_pil
 def test_a_doubted_take_back_is_given_when_the_top_shows_in_its_slot(layout: MatLayout) -> None:
     """Game 5009 at 1280x720 (model): pile 2 read 2D at 0.72 when B took the 2S back, then the
     2S read 0.57 in B's slot 5: the two readings agree, and the take-back is given, timed
-    from the pile. In either order, within PAIR_WINDOW_S, and only in the slot it came from."""
+    from the pile. In either order, within PAIR_WINDOW_S, and only in the slot it came from;
+    not for a slot whose last look, not believed, did not show it (game 5639)."""
     table = Table(layout)
     table.frame_with({"A.stock2": "back"})
     table.frame_with({"pile1": "KD"})
@@ -528,6 +529,17 @@ def test_a_doubted_take_back_is_given_when_the_top_shows_in_its_slot(layout: Mat
     events = table.frame_with({"A.stock2": "KD"}, confidence=0.57)
     assert [(type(e), str(e.card)) for e in events] == [(TakeBack, "KD")]
     assert table.obs.state.tops["pile1"] == "5D"
+    # the slot believed to show the top still, its last look ("empty" under the hand that took
+    # the card) not believed: no second reading (game 5639 with the model: B's 10S, read 10H on
+    # the pile with the 10S second, taken back with the JS beneath it: two false F_TAKE_BACK)
+    table = Table(layout)
+    on_slot = (hand(Player.A, "A.stock2"),)
+    assert table.frame_with({"A.stock2": "empty"}, hands=on_slot, hand_over=True,
+                            number_hidden=("A.stock2",)) == []
+    played = table.frame_with({"pile1": "KD"}, hands=(hand(Player.A, "pile1"),) + on_slot)
+    assert [type(e) for e in played] == [Play]
+    assert table.frame_with({"pile1": "5D"}, hands=on_slot, confidence=0.79, runner_up=("KD", 0.62)) == []
+    assert table.obs.state.tops["pile1"] == "KD"
     # too late to agree, or another slot: nothing
     for late, slot in ((True, "A.stock2"), (False, "A.stock3")):
         table = Table(layout)
