@@ -793,15 +793,19 @@ class Arbiter:
         faces = self._faces_of(player, slot, card, before)
         if isinstance(faces, str):
             return _Estimate(None, faces)
-        first = self._estimate_from(faces[0], toward)
-        if len(faces) == 1 or self._good(first):
-            return first
-        second = self._estimate_from(faces[1], toward)
-        return second if self._good(second) else first
+        return self._first_good(faces, lambda face: self._estimate_from(face, toward))
 
-    def _good(self, est: _Estimate) -> bool:
-        """Whether an estimate has a contact of at least ``min_quality``."""
-        return est.contact is not None and est.contact.quality >= self.s.min_quality
+    def _first_good(self, faces: Sequence[_Face], estimate: Callable[[_Face], _Estimate]) -> _Estimate:
+        """The first of ``faces``' estimates with a contact of at least ``min_quality`` (the
+        later faces are followed only when the earlier give none), else the first face's."""
+        first: _Estimate | None = None
+        for face in faces:
+            est = estimate(face)
+            if est.contact is not None and est.contact.quality >= self.s.min_quality:
+                return est
+            first = first or est
+        assert first is not None, "no face to follow"
+        return first
 
     def _estimate_from(self, face: _Face, toward: tuple[float, float]) -> _Estimate:
         """The card of ``face`` followed from its view toward ``toward``, and its contact."""
@@ -950,14 +954,11 @@ class Arbiter:
                 views, times = window
                 poses: dict[Player, ar.CardPose] = {}
                 for p in faces:
-                    for face in tries[p]:  # the latest face; the one before if it gives no contact
-                        if face.frame < k0:
-                            continue
-                        est = self._race_estimate(face, views, times, k0, toward, plays[p])
-                        if p not in ests or (not self._good(ests[p]) and self._good(est)):
-                            ests[p], faces[p] = est, face
-                        if self._good(ests[p]):
-                            break
+                    # the latest face; the one before if it gives no contact (and its view is kept)
+                    ests[p] = self._first_good(
+                        [f for f in tries[p] if f.frame >= k0],
+                        lambda face, p=p: self._race_estimate(face, views, times, k0, toward, plays[p]))
+                    faces[p] = ests[p].face or faces[p]
                     kept = ests[p].track
                     pose = ar.rest_pose(kept, ests[p].contact) if kept is not None else None
                     if pose is not None:
