@@ -248,6 +248,14 @@ REREAD_FOR_S = 1.0
 #: a slot settled 4 ms before its card landed, was read as the back, and the turn was seen
 #: only when the hand moved again, 0.44 s late.
 TURN_LOOK_S = 0.2
+#: In a stock slot that showed a back, a face-up card guessed as another card at a change
+#: explains the card read surely later (it lay there since that change) only if the guess has
+#: the card's rank or suit, or was made at least this surely. Over games 5600-5619 with the
+#: model (stop 62), 9 of the 10 such explanations were right, each from a guess of the card's
+#: suit (at 0.11-0.48); the wrong one, game 5609's, timed A's AC turn 0.29 s early from a JS
+#: guessed at 0.06 while the back was still turning (stop 23's game 5012, 3C guessed 2S at
+#: 0.39, stays explained).
+GUESS_HINT_CONFIDENCE = 0.25
 FACE_UP_LABELS = frozenset({"back", "empty", "card"})
 
 
@@ -641,8 +649,7 @@ class Observer:
                 change, since = self._guessed_before(covered, reading, change, since)
             if unread is not None and (reading.label in {r.guess for r in unread.readings} or (
                     change.zone in self._slot_zones and self.state.tops.get(change.zone) == "back"
-                    and reading.label not in FACE_UP_LABELS
-                    and any(r.guess is not None for r in unread.readings))):
+                    and _hints_at(unread.readings, reading.label))):
                 # read surely now as a card guessed there before it changed again (a hand came
                 # back over it): the card lay there since the first change, which explains it
                 # (stop 25: turns read so came 0.4-0.7 s late, 4 at 1280x720 and 11 at 960x540
@@ -650,7 +657,9 @@ class Observer:
                 # does any card after a face-up card guessed as another: in the 40 evaluation
                 # games, 17 of 17 times the card read surely lay there at the first change (game
                 # 5012 at 960x540: B's 3C guessed 2S at 0.39, 0.6 s late); not after a face-up
-                # card with no guess (3 of 3 times the back still lay there then). So does an
+                # card with no guess (3 of 3 times the back still lay there then); since stop 63
+                # only a guess of its rank or suit or one made surely enough (``_hints_at``: game
+                # 5609 with the model, A's AC timed 0.29 s early from a JS at 0.06). So does an
                 # earlier change it covered, guessed as a card too (game 5029 at 1280x720 with the
                 # model: A's JS guessed JC under the hand, then again after the hand came back,
                 # read JS only then: timed from the second change, 0.49 s late)
@@ -973,13 +982,12 @@ class Observer:
         """The change (and when its zone went busy) that ``reading``, the card at last read in
         ``zone`` after its change ``unread`` (a card guessed there) was read again, explains:
         ``unread``'s, or, in a slot that showed a back, the earlier change ``covered`` by it that
-        was guessed as a card too (game 5029 at 1280x720 with the model: A's JS guessed JC under
-        the hand, then again after the hand came back, read JS only then: 0.49 s late; since stop
-        61 also when read at last by looking again, with no further change: game 5509 with the
-        model, B's KC guessed KS at 4.5 s, changed faintly twice after, 1.1 s late)."""
+        was guessed as a card too (``_hints_at``; game 5029 at 1280x720 with the model: A's JS
+        guessed JC under the hand, then again after the hand came back, read JS only then: 0.49 s
+        late; since stop 61 also when read at last by looking again, with no further change: game
+        5509 with the model, B's KC guessed KS at 4.5 s, changed faintly twice after, 1.1 s late)."""
         if covered is not None and covered is not unread and zone in self._slot_zones \
-                and self.state.tops.get(zone) == "back" and reading.label not in FACE_UP_LABELS \
-                and any(r.guess is not None for r in covered.readings):
+                and self.state.tops.get(zone) == "back" and _hints_at(covered.readings, reading.label):
             return covered.change, covered.since
         return unread.change, unread.since
 
@@ -3442,6 +3450,16 @@ def _alike(first: str, then: str) -> bool:
         return False
     a, b = Card.parse(first), Card.parse(then)
     return a.rank == b.rank or a.suit == b.suit
+
+
+def _hints_at(readings: Sequence[ZoneReading], label: str) -> bool:
+    """Whether a face-up card guessed in ``readings`` may have been the card read surely later
+    as ``label``: a guess of its rank or suit, or one made at least ``GUESS_HINT_CONFIDENCE``
+    surely (a guess of neither, made faintly, is more likely a back in the middle of a turn)."""
+    return label not in FACE_UP_LABELS and any(
+        r.guess is not None
+        and (r.guess == label or _alike(r.guess, label) or r.confidence >= GUESS_HINT_CONFIDENCE)
+        for r in readings)
 
 
 def _taken_back(pile: Sequence[_PileCard], old: str, new: str) -> int | None:
