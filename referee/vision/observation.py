@@ -1112,20 +1112,30 @@ class Observer:
         slot and back 1 s later, B's hand over the slot and near the card all along; the slot
         never settled clear of the hand, so no departure was seen (the F_SIXTH_PILE and both
         moves lost). The slot is then empty; the card's return is a move back."""
-        for (owner, slot), zone in self._slot_zone.items():
+        zone = self._emptied_under_hand(player, card)
+        if zone is None:
+            return None
+        slot = self._zone[zone].number
+        assert slot is not None
+        was, since, _ = self._under_hand.pop(zone)
+        self._card_under_hand.pop(zone, None)
+        self.state.tops[zone] = "empty"
+        log.info("frame %d: %s, read empty under the hand, lost %s to outside the zones",
+                 was.frame, zone, card)
+        return self._departure(card, player, slot, was, since)
+
+    def _emptied_under_hand(self, player: Player, card: str, exclude: str = "") -> str | None:
+        """The slot of ``player``'s (other than ``exclude``) believed to hold ``card`` on top
+        that settled "empty" under a hand (not believed: the hand may hide the card), not under
+        the arm alone (race-eval seed 6607 with the model: A's 2D, its slot read "empty" under
+        the arm A reached pile 1 with, taken for a card put outside the zones: a false
+        F_SIXTH_PILE and F_BAD_MOVE); None when there is none."""
+        for (owner, _slot), zone in self._slot_zone.items():
             hidden = self._under_hand.get(zone)
-            if owner is not player or self.state.tops.get(zone) != card or hidden is None \
-                    or hidden[2].label != "empty" or self._under_the_arm_only(zone, self._tracked_now):
-                # (not from a slot that lay only under the arm: race-eval seed 6607 with the
-                # model, A's 2D, its slot read "empty" under the arm A reached pile 1 with, taken
-                # for a card put outside the zones: a false F_SIXTH_PILE and F_BAD_MOVE)
-                continue
-            was, since, _ = self._under_hand.pop(zone)
-            self._card_under_hand.pop(zone, None)
-            self.state.tops[zone] = "empty"
-            log.info("frame %d: %s, read empty under the hand, lost %s to outside the zones",
-                     was.frame, zone, card)
-            return self._departure(card, player, int(slot), was, since)
+            if owner is player and zone != exclude and self.state.tops.get(zone) == card \
+                    and hidden is not None and hidden[2].label == "empty" \
+                    and not self._under_the_arm_only(zone, self._tracked_now):
+                return zone
         return None
 
     def _slots_under(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
@@ -1872,12 +1882,17 @@ class Observer:
         player: it was moved there, and the move goes before what follows in the slot it left
         (game 5014 at 960x540: B's JS, moved from slot 2 to slot 1, read 0.70 and 0.68 under the
         hand, was believed only when the hand had gone, after the turn in slot 2, which the
-        engine refused: both were lost)."""
+        engine refused: both were lost). So does the card on top of another of the player's
+        slots that settled "empty" under the hand (no departure seen: the hand hid the slot;
+        game 5648 with the model: A's QH moved from slot 2 onto slot 1's 3C, read 0.66 there
+        under the hand and taken back before the hand left: the move and its F_BAD_MOVE lost)."""
         if zone.kind is not ZoneKind.STOCK or zone.owner is None or zone.number is None \
                 or reading.label in FACE_UP_LABELS or reading.confidence < HAND_OVER_CONFIDENCE:
             return False
         dep = self._recent_departure(reading.label, change, exclude=(zone.owner, zone.number))
-        return dep is not None and dep.player is zone.owner
+        if dep is not None and dep.player is zone.owner:
+            return True
+        return self._emptied_under_hand(zone.owner, reading.label, exclude=change.zone) is not None
 
     def _back_from_beneath(self, zone: Zone, reading: ZoneReading) -> bool:
         """Whether a stock slot, read as surely as any card (under a hand, or less surely than a

@@ -2675,6 +2675,27 @@ def test_a_card_read_under_the_hand_as_the_one_that_just_left_another_slot_was_m
                             confidence=0.7) == []
 
 
+def test_a_card_read_under_the_hand_as_the_top_of_a_slot_read_empty_under_it_was_moved(
+        layout: MatLayout) -> None:
+    """Game 5648 with the model: A's QH moved from slot 2 onto slot 1's 3C, read 0.66 there
+    under the hand; slot 2, under the hand too, was read "empty" (not believed: the hand may hide
+    its card), so no departure was seen, and the QH went back to slot 2 before the hand left:
+    both moves and the F_BAD_MOVE were lost. The card on top of another of the player's slots
+    read "empty" under the hand was moved; another card is not believed so."""
+    for card, moved in (("QC", True), ("QS", False)):
+        table = Table(layout)
+        over = {"hand_over": True, "number_hidden": ("B.stock2",)}
+        assert table.frame_with({"B.stock2": "empty"}, hands=(hand(Player.B, "B.stock2"),), **over) == []
+        events = table.frame_with({"B.stock1": card}, hands=(hand(Player.B, "B.stock1"),), hand_over=True,
+                                  confidence=0.66)
+        assert [(type(e), e.from_slot, e.to_slot, str(e.card)) for e in events] == (
+            [(Move, 2, 1, "QC")] if moved else []), card
+        if moved:  # and back: the 10C shows again, the QC in slot 2
+            assert table.frame_with({"B.stock1": "10C"}) == []
+            events = table.frame_with({"B.stock2": "QC"})
+            assert [(type(e), e.from_slot, e.to_slot, str(e.card)) for e in events] == [(Move, 1, 2, "QC")]
+
+
 def test_a_slot_read_unsurely_under_a_hand_stays_a_source(layout: MatLayout) -> None:
     table = Table(layout)
     # slot 1 settles under the hand that lifts 4D, read unsurely: not believed, still busy
