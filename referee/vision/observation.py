@@ -982,12 +982,14 @@ class Observer:
         """The change (and when its zone went busy) that ``reading``, the card at last read in
         ``zone`` after its change ``unread`` (a card guessed there) was read again, explains:
         ``unread``'s, or, in a slot that showed a back, the earlier change ``covered`` by it that
-        was guessed as a card too (``_hints_at``; game 5029 at 1280x720 with the model: A's JS
-        guessed JC under the hand, then again after the hand came back, read JS only then: 0.49 s
-        late; since stop 61 also when read at last by looking again, with no further change: game
-        5509 with the model, B's KC guessed KS at 4.5 s, changed faintly twice after, 1.1 s late)."""
+        was guessed as a card too, whatever card (game 5554 with the model: B's 8C, guessed 6S
+        at 0.09 as it landed; game 5029 at 1280x720 with the model: A's JS guessed JC under the
+        hand, then again after the hand came back, read JS only then: 0.49 s late; since stop 61
+        also when read at last by looking again, with no further change: game 5509 with the
+        model, B's KC guessed KS at 4.5 s, changed faintly twice after, 1.1 s late)."""
         if covered is not None and covered is not unread and zone in self._slot_zones \
-                and self.state.tops.get(zone) == "back" and _hints_at(covered.readings, reading.label):
+                and self.state.tops.get(zone) == "back" and reading.label not in FACE_UP_LABELS \
+                and any(r.guess is not None for r in covered.readings):
             return covered.change, covered.since
         return unread.change, unread.since
 
@@ -2306,6 +2308,16 @@ class Observer:
             if spitter is None:
                 log.info("frame %d: %s shows %s, from no slot and no packet: not explained", change.frame,
                          change.zone, new)
+                if not events and len(pile) >= 2 and pile[-1].slot is not None and (
+                        _alike(new, pile[-2].card) or reading.runner_up == pile[-2].card):
+                    # maybe the card a take-back uncovers, misread: a take-back doubted, given
+                    # if the top shows in its slot again (``_take_back_seen_in_slot``; game 5668
+                    # with the model: A took the 3D back off pile 1, whose AS was read AC at
+                    # 0.52, KS and AC unsurely: the take-back was lost, the 3D back in A's slot 5
+                    # read 0.88 explained nothing)
+                    self._doubted_take_backs[change.zone] = (
+                        change, replace(reading, label=pile[-2].card, runner_up=new,
+                                        runner_up_confidence=reading.confidence), since)
                 return events
             pile.append(_PileCard(new, spitter, None))
             # a hand that lingers on the pile after putting the card down settles it late: the

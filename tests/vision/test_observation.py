@@ -540,6 +540,19 @@ def test_a_doubted_take_back_is_given_when_the_top_shows_in_its_slot(layout: Mat
     assert [type(e) for e in played] == [Play]
     assert table.frame_with({"pile1": "5D"}, hands=on_slot, confidence=0.79, runner_up=("KD", 0.62)) == []
     assert table.obs.state.tops["pile1"] == "KD"
+    # the pile read as a card from nowhere of the rank or suit of the card beneath the top (or
+    # with it second): a take-back doubted, given when the top shows in its slot (game 5668 with
+    # the model: A's 3D taken back off pile 1, whose AS was read AC at 0.52, KS and AC unsurely);
+    # a card from nowhere of neither: nothing
+    for misread, runner_up, taken in (("5C", None, True), ("9S", ("5D", 0.4), True), ("9S", None, False)):
+        table = Table(layout)
+        table.frame_with({"A.stock2": "back"})
+        table.frame_with({"pile1": "KD"})
+        assert table.frame_with({"pile1": misread}, confidence=0.52, runner_up=runner_up) == []
+        events = table.frame_with({"A.stock2": "KD"}, confidence=0.88)
+        assert [(type(e), str(e.card)) for e in events if isinstance(e, TakeBack)] == (
+            [(TakeBack, "KD")] if taken else []), misread
+        assert (table.obs.state.tops["pile1"] == "5D") is taken, misread
     # too late to agree, or another slot: nothing
     for late, slot in ((True, "A.stock2"), (False, "A.stock3")):
         table = Table(layout)
@@ -2385,9 +2398,11 @@ def test_a_card_guessed_in_two_changes_and_read_surely_after_is_timed_from_the_f
     first change's (it was timed from the second, 0.49 s late). Not when the first change was
     not guessed as any card."""
     under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
-    for first_guess, from_first in (("6S", True), (None, False)):
+    # (a faint guess of neither its rank nor its suit too: game 5554 with the model, B's 8C
+    # guessed 6S at 0.09 as it landed, 8C at 0.45 after the hand came back, then read surely)
+    for first_guess, confidence, from_first in (("6S", 0.41, True), ("9D", 0.09, True), (None, 0.41, False)):
         table = Table(layout)
-        assert table.frame_with({"A.stock3": "card"}, confidence=0.41, guess=first_guess, **under) == []
+        assert table.frame_with({"A.stock3": "card"}, confidence=confidence, guess=first_guess, **under) == []
         first = table.frame / FPS
         assert table.frame_with({"A.stock3": "card"}, confidence=0.23, guess="6C", busy_frames=10,
                                 **under) == []
