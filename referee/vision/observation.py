@@ -1486,6 +1486,13 @@ class Observer:
                 found = reach
         return found
 
+    def _taken_by(self, player: Player, slot: int, card: str, start: float) -> float:
+        """When ``card``, seen leaving ``player``'s ``slot`` at ``start``, was taken at the
+        latest: its departure's ``taken`` (an arm that stays over the slot settles it late)."""
+        dep = next((d for d in reversed(self._departures)
+                    if d.card == card and d.player is player and d.slot == slot and d.start == start), None)
+        return start if dep is None else dep.taken
+
     def _hand_left_before(self, zone: str, player: Player, after: float, busy: float) -> float | None:
         """When the last visit of a hand of ``player`` to ``zone`` ended, when it ended after
         ``after`` and before ``busy`` (the zone's busy spell began) and no hand of theirs has
@@ -2339,12 +2346,16 @@ class Observer:
         player, slot, start = top_source
         pile.append(_PileCard(new, player, slot))
         under = [p.card for p in pile[-3:-1]]
-        left = None if start is None else self._hand_left_before(change.zone, player, start, since[0])
+        left = None if start is None else self._hand_left_before(
+            change.zone, player, self._taken_by(player, slot, new, start), since[0])
         if left is not None:
             # the hand that put it down left the pile before the pile's change began: the card
             # lay there by then (game 5457 with perfect recognition: A's JH put on pile 2 while B's
             # slapping hand lay on it, the pile settled under the hands; it went busy only when
-            # B's hand moved, 0.17 s after A's had gone, and the play came 0.41 s late)
+            # B's hand moved, 0.17 s after A's had gone, and the play came 0.41 s late); a visit
+            # after the card was taken counts, though its slot settled later (game 5649 with the
+            # model: B's 3H put on pile 1 under A's slapping hand, B's arm back over the slot
+            # until after B's hand had left the pile: 0.4 s late)
             t = min(t, left)
         events.append(Play(t=t, frame=change.frame, player=player,
                            start=self._start_estimate(player, slot, new, start, t), slot=slot, pile=pile_n,

@@ -2303,6 +2303,20 @@ def test_a_play_whose_hand_left_the_pile_before_the_pile_went_busy_lay_there_by_
         from_pile = (table.frame - 3) / FPS - TOUCH_LAG_S["play"]
         assert abs(events[0].t - (from_pile if stays else left)) < 1e-9, stays
         assert stays or events[0].t < from_pile - 0.1
+    # the slot settled only after the hand had left the pile (game 5649 with the model: B's 3H
+    # put on pile 1 under A's slapping hand, B's arm back over the slot until after; 0.4 s late):
+    # the card was taken when the fingers were last at the slot, and lay on the pile by then too
+    table = Table(layout)
+    table.idle(30)
+    table.idle(4, hands=(hand(Player.A, "A.stock1"),), unsettled=("A.stock1",))
+    table.idle(4, hands=(hand(Player.A, "pile1"), hand(Player.B, "pile1")), unsettled=("A.stock1",))
+    left = table.frame / FPS
+    table.idle(3, hands=(hand(Player.B, "pile1"),), unsettled=("A.stock1",))
+    assert table.frame_with({"A.stock1": "back"}, hands=(hand(Player.B, "pile1"),)) == []
+    table.idle(5, hands=(hand(Player.B, "pile1"),))
+    events = table.frame_with({"pile1": "4D"}, busy_frames=4)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(Play, Player.A, "4D")]
+    assert abs(events[0].t - left) < 1e-9
 
 
 def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_change(
