@@ -254,7 +254,8 @@ TURN_LOOK_S = 0.2
 #: model (stop 62), 9 of the 10 such explanations were right, each from a guess of the card's
 #: suit (at 0.11-0.48); the wrong one, game 5609's, timed A's AC turn 0.29 s early from a JS
 #: guessed at 0.06 while the back was still turning (stop 23's game 5012, 3C guessed 2S at
-#: 0.39, stays explained).
+#: 0.39, stays explained). An earlier change that guess covered counts guessed as any card
+#: (``Observer._first_guessed``; game 5554 with the model: B's 8C guessed 6S at 0.09 as it landed).
 GUESS_HINT_CONFIDENCE = 0.25
 FACE_UP_LABELS = frozenset({"back", "empty", "card"})
 
