@@ -421,6 +421,8 @@ class Observer:
         # stock slots whose card, turned and read under the hand not surely enough, was gone
         # before the hand left (a back showed again): the change, when it went busy, the reading
         self._turned_unseen: dict[str, tuple[ZoneChange, tuple[float, int], ZoneReading]] = {}
+        # ... and when (time, frame) the busy spell began that ended showing the back again
+        self._turned_gone_since: dict[str, tuple[float, int]] = {}
         # stock slots read as a card under a hand, then "empty" under it: that first reading
         self._card_under_hand: dict[str, tuple[ZoneChange, tuple[float, int], ZoneReading]] = {}
         #: pile changes waiting for a slot to settle (``UNDER_WAIT_S``), oldest first
@@ -1855,6 +1857,7 @@ class Observer:
         if new == old == "back" and hidden is not None and zone.kind is ZoneKind.STOCK \
                 and hidden[2].label not in FACE_UP_LABELS:
             self._turned_unseen[change.zone] = hidden  # a card turned and moved on, or the hand's
+            self._turned_gone_since[change.zone] = since
         if new == old:
             if zone.kind is ZoneKind.PILE:
                 self._top_read_again[change.zone] = change.time
@@ -2517,6 +2520,13 @@ class Observer:
         self.state.piles[pile_n].append(_PileCard(reading.label, player, slot))
         card = Card.parse(reading.label)
         start = self._start_estimate(player, slot, reading.label, None, touched)
+        gone_since = self._turned_gone_since.pop(zone, None) if unseen is self._turned_unseen else None
+        if start is None and gone_since is not None:
+            # its slot settled showing the back again: it left in that busy spell, no earlier
+            # than a carry before the touch (game 5678 with the model: A's QS, read 0.59 and 0.71
+            # under the hand, taken with the QH in one hand; with no start the two cards at once,
+            # F_TWO_CARDS, went unseen and the QS was a false F_ILLEGAL_RANK on the AD)
+            start = max(gone_since[0], touched - PLAY_CARRY_S)
         return [Turn(t=self._touch(was, "turn", busy_since=was_since[0]), frame=change.frame,
                      player=player, slot=slot, card=card,
                      evidence=self._evidence(was, seen, was_since)),
