@@ -121,6 +121,10 @@ SPIT_PLACE_S = 0.25
 SPIT_TIP_AFTER_S = 0.1
 #: A spit card is taken from the packet at most this long before its pile starts to change.
 SPIT_REACH_S = 1.5
+#: ... and no later than this after it touched the pile (the touch is estimated; game 5702: B's
+#: hand was last seen at B's packet 0.21 s before B's card touched pile 2; A's hand was there
+#: 0.1 s after that card's estimated touch, fetching A's next card)
+SPIT_VISIT_AFTER_S = 0.05
 #: A pile read as its old top, its runner-up at least this share as sure, is read as that
 #: runner-up when it can be a spit card (``Observer._read_as_spit``)
 SPIT_RUNNER_UP_SHARE = 0.8
@@ -418,6 +422,9 @@ class Observer:
         #: card read unsurely), with that change: busy still, as far as explaining goes, until
         #: their next change or until they are read again with no hand over them
         self._under_hand: dict[str, tuple[ZoneChange, tuple[float, int], ZoneReading]] = {}
+        #: such a zone's first busy spell after that change that settled again, still under a
+        #: hand, with nothing new: (when it went busy, when it settled), as (time, frame) each
+        self._quiet_under_hand: dict[str, tuple[tuple[float, int], tuple[float, int]]] = {}
         # stock slots whose card, turned and read under the hand not surely enough, was gone
         # before the hand left (a back showed again): the change, when it went busy, the reading
         self._turned_unseen: dict[str, tuple[ZoneChange, tuple[float, int], ZoneReading]] = {}
@@ -604,7 +611,12 @@ class Observer:
                 if zid in self._slot_zones:
                     self._first_busy.setdefault(zid, tracked.time)
             elif zid not in changed:  # settled again with nothing new: that busy spell is over
-                self._unsettled_since.pop(zid, None)
+                spell = self._unsettled_since.pop(zid, None)
+                hidden = self._under_hand.get(zid)
+                first = self._quiet_under_hand.get(zid)
+                if spell is not None and obs.covered and hidden is not None and spell[1] > hidden[0].frame \
+                        and (first is None or first[0][1] < hidden[0].frame):
+                    self._quiet_under_hand[zid] = (spell, (tracked.time, tracked.frame))
                 if zid not in self._under_hand and zid not in self._unread:
                     self._first_busy.pop(zid, None)
         events: list[TableEvent] = []
@@ -912,8 +924,22 @@ class Observer:
             if zone in changed or reading is None or self._covered_unseen(zone, reading, tracked):
                 continue
             self._unseen_since.pop(zone, None)
-            change, since, _ = self._under_hand.pop(zone)
+            change, since, hidden = self._under_hand.pop(zone)
             change = replace(change, hand_over=False)
+            landed = self._quiet_under_hand.pop(zone, None)
+            if landed is not None and landed[0][1] > change.frame and hidden.label == "empty" \
+                    and self.state.tops.get(zone) == "back" and reading.label not in FACE_UP_LABELS:
+                # a back's slot read empty under the hand (its card lifted to be turned), busy
+                # again and settled under the hand with nothing new seen, then showing a card
+                # when the hand had gone: the card landed in that later spell (game 5690, both
+                # recognitions: B's 2S lifted at 4.1 s, landed at 4.33 s, the hand there till
+                # 4.5 s; timed from the first spell, 0.46 s early). Under the hand, as a turn
+                # that settled so, when read as surely as one is believed there
+                (busy, settled) = landed
+                change = replace(change, frame=settled[1], time=settled[0], since_frame=busy[1],
+                                 quiet_frame=settled[1], quiet_time=settled[0],
+                                 hand_over=reading.confidence >= SLOT_UNDER_HAND_CONFIDENCE)
+                since = busy
             if reading.label == "card":  # face up, not read surely: the ordinary second looks
                 later = self._unread.get(zone)
                 if later is None or later.change.frame < change.frame:
@@ -2887,7 +2913,7 @@ class Observer:
         that hand was on the pile for its play (game 5506, both recognitions: A played the 7S
         onto pile 2 and its hand stayed on the pile, its arm having touched A's packet on the
         way; B's spit 8D came onto the 7S 0.18 s later and went to A, with two false F_EARLY)."""
-        visits = self._packet_visits(since, change.time)
+        visits = self._spit_visits(change, since)
         if not visits:
             return None
         window = self._spit_window(change)
@@ -2925,7 +2951,15 @@ class Observer:
         """Whether both players, each just at their packet, had their fingertips on the changed
         pile as a spit card was put down, neither yet seen moving on to the other pile: the one
         whose arm crosses to the far pile is known only when it gets there."""
-        return len(self._spit_placers(change, self._packet_visits(since, change.time))) == 2
+        return len(self._spit_placers(change, self._spit_visits(change, since))) == 2
+
+    def _spit_visits(self, change: ZoneChange, since: tuple[float, int]) -> dict[Player, float]:
+        """The packet visits (:meth:`_packet_visits`) that can have fetched the spit card on the
+        changed pile: made before it touched the pile (a pile that settled late under the hands
+        must not take a visit made after: game 5702 with perfect recognition, B's spit 10C on
+        pile 2, A's hand on the pile after putting the KH on pile 1, then at A's packet for the
+        9D before pile 2 settled: the 10C went to A, two false F_EARLY)."""
+        return self._packet_visits(since, min(change.time, self._touch(change, "spit") + SPIT_VISIT_AFTER_S))
 
     def _tip_moved_on(self, pile: str, player: Player, since: float) -> bool:
         """Whether the tip of ``player``'s hand, seen on ``pile`` since ``since``, was last seen

@@ -1366,6 +1366,8 @@ def test_a_pile_read_as_a_card_from_nowhere_shows_the_one_alike_card_that_left(l
     for (slot, now), difference, packet, expected in cases:
         table = Table(layout)
         table.frame_with({slot: now}, hands=(hand(Player.B, slot),))
+        if packet:  # (a spit card is fetched before it is put down)
+            table.frame_with(hands=(hand(Player.B, *packet),), unsettled=("pile2",))
         events = table.frame_with({"pile2": "QH"}, hands=(hand(Player.B, "pile2", *packet),),
                                   difference=difference, runner_up=("AD", 0.2), confidence=0.62,
                                   before=on_pile)
@@ -1462,6 +1464,23 @@ def test_a_spit_card_whose_hand_lingered_on_the_pile_touched_as_the_hand_came(la
     spit = table.frame_with({"pile2": "5C"}, busy_frames=0)
     assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.B)]
     assert abs(spit[0].t - (came + SPIT_PLACE_S)) < 1e-9
+
+
+def test_a_packet_visit_made_after_the_spit_card_touched_did_not_fetch_it(layout: MatLayout) -> None:
+    """Game 5702 with perfect recognition: B put B's spit 10C on pile 2; A's hand, back from
+    putting the KH on pile 1, lay on pile 2 too, then went to A's packet for the next card while
+    the pile, under the hands, had not settled. The visit made after the card touched was taken
+    for the one that fetched it: the 10C went to A (two false F_EARLY). Only a visit before the
+    touch counts."""
+    table = Table(layout)
+    table.idle(30)
+    table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile2",))
+    both = (hand(Player.A, "pile2"), hand(Player.B, "pile2"))
+    spit = table.frame_with({"pile2": "3C"}, before=both, hands=(touching(Player.A, "A.packet"),))
+    assert [(type(e), e.player, str(e.card)) for e in spit] == [(SpitTurn, Player.B, "3C")]
+    # A's visit is left for A's own card, on the other pile
+    spit = table.frame_with({"pile1": "JD"}, hands=(touching(Player.A, "pile1"),))
+    assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.A)]
 
 
 def test_a_spitters_fingertips_seen_on_the_pile_just_after_the_card_touched_placed_it(
@@ -1970,6 +1989,7 @@ def test_a_card_not_read_surely_is_read_again_and_later_plays_wait_for_it(layout
     table.frame_with({"pile1": "empty"}, hands=(hand(Player.A, "pile1"),))
     table.frame_with({"pile2": "empty"}, hands=(hand(Player.B, "pile2"),))
     spit = ZoneReading("pile1", "card", 0.38, 0, 0.0, guess="5S")
+    table.frame_with(hands=(touching(Player.A, "A.packet"),))  # A fetches a spit card
     table.frame += 6
     t = table.frame / FPS
     zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
@@ -2765,6 +2785,43 @@ def test_a_turn_read_unsurely_under_the_hand_and_surely_after_is_timed_under_the
     events = table.frame_with({"A.stock3": "8D"}, confidence=0.9)
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "8D")]
     assert events[0].t > settled_under + 0.1 and "under_hand" not in events[0].evidence
+
+
+@pytest.mark.parametrize("confidence", [1.0, 0.7])
+def test_a_back_lifted_under_the_hand_and_landed_in_a_later_spell_is_timed_from_that_spell(
+        layout: MatLayout, confidence: float) -> None:
+    """Game 5690 (both recognitions): B's slot 2 settled "empty" under the hand as the 2S was
+    lifted to be turned, went busy again and settled, still under the hand, with nothing new
+    seen (the card landing); read 2S once the hand had gone, the turn was timed from the first
+    spell, 0.46 s early. It is timed from the later spell: under the hand, as a turn settled
+    there, when read as surely as one is believed there; else from that spell's settle, as a
+    turn. With no later spell, from the first, as before."""
+    for later_spell in (True, False):
+        table = Table(layout)
+        over = (hand(Player.A, "A.stock3"),)
+        assert table.frame_with({"A.stock3": "empty"}, hands=over, hand_over=True,
+                                number_hidden=("A.stock3",)) == []
+        lifted = table.frame
+        settled = None
+        for busy in (True,) * 4 + (False,) * 3 if later_spell else (False,) * 7:
+            table.frame += 1
+            zones = {z: ZoneObservation(z, True, z == "A.stock3", not (busy and z == "A.stock3"), 1.0, 0.0)
+                     for z in table.zones}
+            assert table.obs.update(TrackedFrame(table.frame, table.frame / FPS, zones, (), over), {}) == []
+            if settled is None and later_spell and not busy:
+                settled = table.frame / FPS
+        table.frame += 1  # the hand gone, the slot read again
+        zones = {z: ZoneObservation(z, True, False, True, 1.0, 0.0) for z in table.zones}
+        reading = ZoneReading("A.stock3", "6C", confidence, table.frame, table.frame / FPS)
+        events = table.obs.update(TrackedFrame(table.frame, table.frame / FPS, zones, (), ()),
+                                  {"A.stock3": reading})
+        assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
+        if settled is None:
+            assert events[0].t < lifted / FPS
+        elif confidence >= 0.8:
+            assert abs(events[0].t - (settled - TURN_UNDER_HAND_LAG_S)) < 1e-9
+        else:
+            assert abs(events[0].t - (settled - TOUCH_LAG_S["turn"])) < 1e-9
 
 
 def test_a_card_read_under_the_hand_then_empty_under_it_and_surely_after_is_timed_under_the_hand(
