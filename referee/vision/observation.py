@@ -794,11 +794,17 @@ class Observer:
 
     def _clear_of_hands(self, tracked: TrackedFrame) -> list[str]:
         """Zones that settled under a hand showing what was not believed, settled now with no
-        hand over them: to be read again (:meth:`_clear_looks`)."""
+        hand over them: to be read again (:meth:`_clear_looks`). Not one whose later change
+        waits (:meth:`_explain_or_wait`): that change explains it (game 5692 with the model:
+        pile 2 read empty under B's early-slapping hand at 25.2 s, A's 6C landed at 25.79 s and
+        its change waited for A's slot; read again clear of the hands meanwhile, the 6C was
+        timed from the slap's change, 0.77 s early: a false F_ILLEGAL_RANK for an F_TWO_HANDS)."""
         if not self._under_hand:  # the common case, every frame
             return []
+        waiting = {change.zone for change, _, _ in self._waiting}
         return [zone for zone in self._under_hand
-                if (obs := tracked.zones.get(zone)) is not None and obs.settled and not obs.covered
+                if zone not in waiting
+                and (obs := tracked.zones.get(zone)) is not None and obs.settled and not obs.covered
                 and not self._hand_touches(zone, tracked)
                 and not (zone in self._box_hidden and self._hand_box_on(zone, tracked))]
 

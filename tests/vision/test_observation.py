@@ -1615,6 +1615,33 @@ def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: Ma
     assert events[0].evidence["underneath"] is True and events[0].t < events[1].t
 
 
+def test_a_pile_read_empty_under_a_hand_whose_next_change_waits_is_explained_by_that_change(
+        layout: MatLayout) -> None:
+    """Game 5692 with the model: pile 2 read "empty" under B's early-slapping hand; A's 6C came
+    0.6 s later and its change waited for A's slot; the pile, read again clear of the hands
+    meanwhile, explained the slap's change: the 6C was timed from it, 0.77 s early (a false
+    F_ILLEGAL_RANK, the F_TWO_HANDS missed). The waiting change explains it."""
+    table = Table(layout)
+    assert table.frame_with({"pile1": "empty"}, hands=(hand(Player.B, "pile1"),), hand_over=True,
+                            number_hidden=("pile1",)) == []
+    slapped = table.frame / FPS
+    table.idle(10)
+    table.frame_with({"A.stock5": "back"}, unsettled=("A.stock1",))
+    table.busy_since["A.stock1"] = table.frame - 5
+    on_pile = (touching(Player.A, "pile1"),)
+    table.frame_with(hands=on_pile, unsettled=("pile1", "A.stock1"))
+    assert table.frame_with({"pile1": "7H"}, hands=on_pile, unsettled=("A.stock1",)) == []  # waits
+    landed = table.frame / FPS
+    table.frame += 1  # pile 1 clear of the hands, read again
+    t = table.frame / FPS
+    zones = {z: ZoneObservation(z, True, z == "A.stock1", z != "A.stock1", 1.0, 0.0) for z in table.zones}
+    events = table.obs.update(TrackedFrame(table.frame, t, zones, (), ()),
+                              {"pile1": ZoneReading("pile1", "7H", 1.0, table.frame, t)})
+    events += table.frame_with({"A.stock1": "back"}, busy_frames=1)
+    played = [e for e in events if str(e.card) == "7H"]
+    assert [type(e) for e in played] == [Play] and played[0].t > landed - 0.3 > slapped
+
+
 def test_what_comes_after_a_pile_change_waiting_for_a_slot_waits_with_it(layout: MatLayout) -> None:
     """Game 5162: A's JH and 7S, seen on pile 1, waited for A's slot 4 under the lingering arm
     while B turned a card; the turn, given first, put both plays after it (the JH 0.27 s
