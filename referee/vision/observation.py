@@ -509,9 +509,10 @@ class Observer:
         #: frame of the last such look (``_covered_unseen``)
         self._unseen_since: dict[str, float] = {}
         self._unseen_looked: dict[str, int] = {}
-        #: per pile zone, a take-back read not surely enough (its top kept): the change and the
-        #: reading of the card beneath (``_take_back_seen_in_slot``); gone at the pile's next change
-        self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int]]] = {}
+        #: per pile zone, a take-back read not surely enough (its top kept): the change, the
+        #: reading of the card beneath, when the pile went busy, and how surely that card must
+        #: have been read to count (``_take_back_seen_in_slot``); gone at the pile's next change
+        self._doubted_take_backs: dict[str, tuple[ZoneChange, ZoneReading, tuple[float, int], float]] = {}
         #: a pile's top read back in its slot before the pile changed: when the slot went busy
         #: and settled, by card (``_lifted_back``)
         self._seen_back: dict[str, tuple[float, float]] = {}
@@ -1006,11 +1007,40 @@ class Observer:
         best = None if unread.change.hand_over else unread.likeliest()
         if best is None:
             self._covered_unread.pop(zone, None)
+            taken = self._unread_take_back(zone, unread)
+            if taken:
+                return taken
             log.info("frame %d: %s shows a card that was not read in %d looks", unread.change.frame, zone,
                      len(unread.readings))
             return []
         change, since = self._first_guessed(zone, unread, best, self._covered_unread.pop(zone, None))
         return self._explain(change, best, since)
+
+    def _unread_take_back(self, zone: str, unread: _Unread) -> list[TableEvent]:
+        """A spit pile that showed a face-up card never read after its change, never guessed as
+        its top, while that top, played from a slot, was read back in that slot within
+        ``PAIR_WINDOW_S`` and is believed there: the top was taken back, uncovering the card
+        beneath (game 5704 with the model: B took the QC back off pile 2 to slot 4, read QC
+        there at 0.54; the 10H it uncovered was never read, the take-back was lost, and the QC,
+        played again from slot 4, was refused). Nothing otherwise."""
+        pile_zone = self._zone.get(zone)
+        if pile_zone is None or pile_zone.kind is not ZoneKind.PILE or pile_zone.number is None:
+            return []
+        pile = self.state.piles.get(pile_zone.number, [])
+        top = pile[-1] if len(pile) >= 2 else None
+        if top is None or top.player is None or top.slot is None:
+            return []
+        seen = self._seen_back.get(top.card)
+        if seen is None or abs(seen[1] - unread.change.time) > PAIR_WINDOW_S \
+                or self.state.tops.get(self._slot_zone.get((top.player, top.slot), "")) != top.card \
+                or any(_alike(r.guess, top.card) for r in unread.readings if r.guess is not None):
+            return []
+        beneath = replace(unread.readings[-1], label=pile[-2].card, guess=None)
+        log.info("frame %d: %s showed a card never read, its top %s back in %s's slot %d: a take-back",
+                 unread.change.frame, zone, top.card, top.player, top.slot)
+        self.state.tops[zone] = beneath.label
+        return self._pile_change(unread.change, beneath, unread.since, pile_zone.number, top.card,
+                                 beneath.label, seen_back=True)
 
     def _first_guessed(self, zone: str, unread: _Unread, reading: ZoneReading, covered: _Unread | None
                        ) -> tuple[ZoneChange, tuple[float, int]]:
@@ -2200,7 +2230,9 @@ class Observer:
         return None
 
     def _pile_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
-                     pile_n: int, old: str, new: str) -> list[TableEvent]:
+                     pile_n: int, old: str, new: str, seen_back: bool = False) -> list[TableEvent]:
+        """A spit pile's change from ``old`` to ``new``; ``seen_back``: a take-back doubted
+        before, now given since its card shows in its slot again (``_take_back_seen_in_slot``)."""
         pile = self.state.piles.setdefault(pile_n, [])
         self._doubted_take_backs.pop(change.zone, None)
         t = self._touch(change)
@@ -2257,13 +2289,13 @@ class Observer:
         top_read_too = reading.runner_up == old and reading.runner_up_confidence >= min(
             TAKE_BACK_CONFIDENCE, TAKE_BACK_TOP_SHARE * reading.confidence)
         if depth is not None and (top_read_too or reading.confidence < TAKE_BACK_CONFIDENCE) \
-                and not self._back_in_its_slot(pile[-1], reading):
+                and not seen_back and not self._back_in_its_slot(pile[-1], reading):
             # (the top read surely as well, as the runner-up: one of its indices showed it still;
             # but not when the top shows in its slot again: two readings of three say it was
             # taken back (game 5305 with the model: B's QS off pile 1, the pile read QC at 0.90
             # with the QS second at 0.45, the QS read in B's slot 2 8 frames later; the
             # take-back was lost, and a false F_TAKE_BACK came of it 4.7 s later)
-            self._doubted_take_backs[change.zone] = (change, reading, since)
+            self._doubted_take_backs[change.zone] = (change, reading, since, HAND_OVER_CONFIDENCE)
             log.info("frame %d: %s read as %s (%.2f; runner-up %s, %.2f), beneath its top %s: not sure "
                      "enough for a take-back", change.frame, change.zone, new, reading.confidence,
                      reading.runner_up, reading.runner_up_confidence, old)
@@ -2357,10 +2389,14 @@ class Observer:
                     # if the top shows in its slot again (``_take_back_seen_in_slot``; game 5668
                     # with the model: A took the 3D back off pile 1, whose AS was read AC at
                     # 0.52, KS and AC unsurely: the take-back was lost, the 3D back in A's slot 5
-                    # read 0.88 explained nothing)
+                    # read 0.88 explained nothing); the card read, which cannot be there, may
+                    # be a faint guess (game 5704 with the model: A's 9S off pile 1, the QC
+                    # beneath guessed QS at 0.34, the 9S read 0.72 in A's slot 3: the take-back
+                    # was lost, and the 9S played again was read 10S)
                     self._doubted_take_backs[change.zone] = (
                         change, replace(reading, label=pile[-2].card, runner_up=new,
-                                        runner_up_confidence=reading.confidence), since)
+                                        runner_up_confidence=reading.confidence), since,
+                        GUESS_HINT_CONFIDENCE)
                 return events
             pile.append(_PileCard(new, spitter, None))
             # a hand that lingers on the pile after putting the card down settles it late: the
@@ -2636,13 +2672,14 @@ class Observer:
         return any(card in [c.card for c in (stack[:-3] if n == pile_n else stack)]
                    for n, stack in self.state.piles.items())
 
-    def _back_in_its_slot(self, top: _PileCard, beneath: ZoneReading) -> bool:
+    def _back_in_its_slot(self, top: _PileCard, beneath: ZoneReading, sure: float = HAND_OVER_CONFIDENCE
+                          ) -> bool:
         """Whether a pile's ``top`` shows again in the slot it was played from, while the pile
-        is read, not surely enough for a take-back alone, as the card that lay beneath it: two
-        readings agree that it was taken back (game 5009 at 1280x720 with the model: pile 2
-        read 2D at 0.72 when B took the 2S off it, the 2S read 0.57 in B's slot 5 a third of a
-        second later; the take-back was lost)."""
-        if top.player is None or top.slot is None or beneath.confidence < HAND_OVER_CONFIDENCE:
+        is read, not surely enough for a take-back alone (but at least ``sure``), as the card
+        that lay beneath it: two readings agree that it was taken back (game 5009 at 1280x720
+        with the model: pile 2 read 2D at 0.72 when B took the 2S off it, the 2S read 0.57 in
+        B's slot 5 a third of a second later; the take-back was lost)."""
+        if top.player is None or top.slot is None or beneath.confidence < sure:
             return False
         # (not a slot believed to show it still, its last look not believed: game 5639 with the
         # model, B's 10S played from slot 1, read "empty" there only under the hand; pile 1 read
@@ -2707,14 +2744,14 @@ class Observer:
         doubted = self._doubted_take_backs.get(zone or "")
         if zone is None or doubted is None or change.time - doubted[0].time > PAIR_WINDOW_S:
             return []
-        was, beneath, since = doubted
+        was, beneath, since, sure = doubted
         top = self.state.piles[pile_n][-1]  # the pile has not changed since (it would have gone)
-        if not self._back_in_its_slot(top, beneath):
+        if not self._back_in_its_slot(top, beneath, sure):
             return []
         log.info("frame %d: %s shows %s again: pile %d read as %s (%.2f) was a take-back", change.frame,
                  change.zone, top.card, pile_n, beneath.label, beneath.confidence)
         self.state.tops[zone] = beneath.label
-        return self._pile_change(was, beneath, since, pile_n, top.card, beneath.label)
+        return self._pile_change(was, beneath, since, pile_n, top.card, beneath.label, seen_back=True)
 
     def _read_as_the_card_that_left(self, change: ZoneChange, reading: ZoneReading) -> ZoneReading:
         """A spit pile's new top seen as a face-up card but not read surely (``card``), when

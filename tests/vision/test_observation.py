@@ -543,12 +543,15 @@ def test_a_doubted_take_back_is_given_when_the_top_shows_in_its_slot(layout: Mat
     # the pile read as a card from nowhere of the rank or suit of the card beneath the top (or
     # with it second): a take-back doubted, given when the top shows in its slot (game 5668 with
     # the model: A's 3D taken back off pile 1, whose AS was read AC at 0.52, KS and AC unsurely);
-    # a card from nowhere of neither: nothing
-    for misread, runner_up, taken in (("5C", None, True), ("9S", ("5D", 0.4), True), ("9S", None, False)):
+    # a card from nowhere of neither: nothing; since stop 64 one read as faintly as a guess
+    # counts too (game 5704 with the model: the QC beneath guessed QS at 0.34), not fainter
+    for misread, runner_up, taken, sure in (("5C", None, True, 0.52), ("9S", ("5D", 0.4), True, 0.52),
+                                            ("9S", None, False, 0.52), ("5C", None, True, 0.34),
+                                            ("5C", None, False, 0.2)):
         table = Table(layout)
         table.frame_with({"A.stock2": "back"})
         table.frame_with({"pile1": "KD"})
-        assert table.frame_with({"pile1": misread}, confidence=0.52, runner_up=runner_up) == []
+        assert table.frame_with({"pile1": misread}, confidence=sure, runner_up=runner_up) == []
         events = table.frame_with({"A.stock2": "KD"}, confidence=0.88)
         assert [(type(e), str(e.card)) for e in events if isinstance(e, TakeBack)] == (
             [(TakeBack, "KD")] if taken else []), misread
@@ -2055,6 +2058,30 @@ def test_a_card_never_read_surely_is_taken_as_the_card_read_most_often(layout: M
     for k in range(40):  # more than REREAD_FOR_S
         found += _look_again(table, {"pile1": ("card", 0.4, "3D" if k % 3 else "3H")})
     assert [(type(e), str(e.card)) for e in found] == [(SpitTurn, "3D")]
+
+
+@pytest.mark.parametrize("then", ["back in its slot", "guessed as the top", "nowhere"])
+def test_a_pile_showing_a_card_never_read_whose_top_shows_in_its_slot_again_was_a_take_back(
+        layout: MatLayout, then: str) -> None:
+    """Game 5704 with the model: B took the QC back off pile 2 to slot 4, read QC there at 0.54;
+    the 10H it uncovered was never read (a face-up card, no guess), the take-back was lost, and
+    the QC, played from slot 4 again, was refused. A pile whose card was never read, its top
+    believed back in its slot, had its top taken back; not when the pile's card was guessed as
+    one like the top, nor with the top nowhere else."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    assert [type(e) for e in table.frame_with({"pile1": "KD"})] == [Play]
+    assert table.frame_with({"pile1": "card"}, hands=(hand(Player.A, "pile1"),), confidence=0.89) == []
+    if then != "nowhere":
+        assert table.frame_with({"A.stock2": "KD"}, confidence=0.54) == []
+    found: list = []
+    guess = "KH" if then == "guessed as the top" else None
+    for _ in range(40):  # more than REREAD_FOR_S
+        found += _look_again(table, {"pile1": ("card", 0.89, guess)})
+    taken = then == "back in its slot"
+    assert [(type(e), e.player, str(e.card)) for e in found] == (
+        [(TakeBack, Player.A, "KD")] if taken else [])
+    assert (table.obs.state.tops["pile1"] == "5D") is taken
 
 
 def test_a_card_read_in_a_still_slot_is_not_the_source_of_a_pile_card(layout: MatLayout) -> None:
