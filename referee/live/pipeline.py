@@ -523,7 +523,8 @@ class Referee:
         """The engine's judgement of ``ev`` (or of the event it became), or None when it rejects
         it. A turn it rejects because, from an earlier reading, it holds another face-up card in
         that slot is a correction of that reading when the turn's card was read more surely than
-        it (:func:`correction_for`): the later, surer look at the same slot wins. A card the engine
+        it (:func:`correction_for`): the later, surer look at the same slot wins; when the earlier
+        one wins, the observer is told so (:meth:`Observer.rename`). A card the engine
         holds face up elsewhere is a clash of two readings (:meth:`_resolve_clash`)."""
         if (ev.evidence or {}).get(FOUND_BENEATH):
             late = self._judged_in_place(ev, result)
@@ -559,6 +560,13 @@ class Referee:
                     if isinstance(ev, Move):  # the card corrected where it was, the move stands
                         return self._apply(ev, result)
                     return None
+            zone = (ev.evidence or {}).get("zone")
+            if isinstance(ev, Turn) and isinstance(zone, str):
+                # the earlier, surer reading stands: the observer believes it again (game 5698 with
+                # the model: A's AS, the slot's last card, read KS at 0.53 as the hand took it; the
+                # turn refused, the observer kept the KS, and the AS's play, put under B's AD, was
+                # refused as a play of the KS: the F_LOST_TOUCH lost, three false faults after)
+                self.observer.rename(zone, str(ev.card), str(correction.was))
         log.warning("frame %s: %s", ev.frame, rejected)
         result.rejected.append(rejected)
         self.rejected.append(rejected)

@@ -35,6 +35,7 @@ from referee.rules.hindsight import FOUND_BENEATH
 from referee.sim.oracle import TruthZoneReader, game_so_far
 from referee.sim.truth import read_events
 from referee.vision.calibration import load_calibration
+from referee.vision.observation import Observer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -161,6 +162,22 @@ def test_a_less_sure_reading_corrects_nothing() -> None:
     referee = judged(turn(1.0, 1, "KS", 0.9), turn(2.0, 1, "4D", 0.6))
     assert not any(isinstance(r, Correction) for r in referee.records)
     assert len(referee.rejected) == 1 and str(referee.game.sides[Player.A].stock[0].top) == "KS"
+
+
+def test_a_turn_refused_for_a_surer_earlier_reading_gives_the_observer_that_reading_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Game 5698 with the model: A's AS, the slot's last card, read KS at 0.53 as the hand took
+    it; the turn was refused, the earlier reading standing, but the observer kept the KS, and the
+    AS's play was refused as a play of the KS (the F_LOST_TOUCH lost, three false faults after).
+    The observer is told the slot's card is the engine's; not when the new reading corrects it."""
+    renamed: list[tuple[str, str, str]] = []
+    monkeypatch.setattr(Observer, "rename", lambda self, zone, old, new: renamed.append((zone, old, new)))
+    in_slot = {"zone": "A.stock1"}
+    judged(turn(1.0, 1, "KS", 0.9), replace(turn(2.0, 1, "4D", 0.6), evidence={**read(0.6), **in_slot}))
+    assert renamed == [("A.stock1", "4D", "KS")]
+    renamed.clear()
+    judged(turn(1.0, 1, "KS", 0.6), replace(turn(2.0, 1, "4D", 0.9), evidence={**read(0.9), **in_slot}))
+    assert renamed == []
 
 
 def test_what_no_correction_explains_stays_rejected() -> None:
