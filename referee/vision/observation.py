@@ -663,6 +663,7 @@ class Observer:
                 continue
             if unread is None:
                 change, since = self._guessed_before(covered, reading, change, since)
+            read_clear = False
             if unread is not None and (reading.label in {r.guess for r in unread.readings} or (
                     change.zone in self._slot_zones and self.state.tops.get(change.zone) == "back"
                     and _hints_at(unread.readings, reading.label))):
@@ -678,7 +679,12 @@ class Observer:
                 # 5609 with the model, A's AC timed 0.29 s early from a JS at 0.06). So does an
                 # earlier change it covered, guessed as a card too (game 5029 at 1280x720 with the
                 # model: A's JS guessed JC under the hand, then again after the hand came back,
-                # read JS only then: timed from the second change, 0.49 s late)
+                # read JS only then: timed from the second change, 0.49 s late). A reading taken
+                # clear of the hand is believed though that change settled under it, which still
+                # times it (game 5704 with the model: A's 3H guessed AH at 0.4 under the hand, read
+                # 3H at 0.68 clear of it; held as a reading under the hand until the slot was read
+                # again, and then timed as one clear of it, 0.21 s early; B's 8C the same)
+                read_clear = not change.hand_over
                 change, since = self._first_guessed(change.zone, unread, reading, covered)
             elif unread is not None and self._new_on_pile(change.zone, reading.label):
                 # (read under a hand now, it is believed only as surely as any reading there)
@@ -697,7 +703,7 @@ class Observer:
                     came = self._fingers_came(owner, change.zone, since[0] - 1e-6, change.time)
                     self._back_under_hand[change.zone] = (
                         change.frame, (since[0] if came is None else max(since[0], came), since[1]))
-            events += self._explain_or_wait(change, reading, since, tracked, settling)
+            events += self._explain_or_wait(change, reading, since, tracked, settling, read_clear)
             if covered is not None and change.zone in self._under_hand:
                 self._covered_unread[change.zone] = covered
         events += self._second_looks(tracked, readings, changed)
@@ -831,13 +837,14 @@ class Observer:
         return sorted(events, key=lambda e: e.t)
 
     def _explain_or_wait(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
-                         tracked: TrackedFrame, settling: Collection[str] = ()) -> list[TableEvent]:
+                         tracked: TrackedFrame, settling: Collection[str] = (), read_clear: bool = False
+                         ) -> list[TableEvent]:
         """Explain a change now, or (a pile whose slot may hide a card beneath) let it wait."""
         if self._order(change.zone) == 2 and self._slots_under(change, reading, since, tracked,
                                                                busy_piles=settling):
             self._waiting.append((change, reading, since))
             return []
-        return self._explain(change, reading, since)
+        return self._explain(change, reading, since, read_clear)
 
     def _hidden_by_hand(self, change: ZoneChange, reading: ZoneReading, tracked: TrackedFrame
                         ) -> ZoneChange:
@@ -940,12 +947,10 @@ class Observer:
                 # again and settled under the hand with nothing new seen, then showing a card
                 # when the hand had gone: the card landed in that later spell (game 5690, both
                 # recognitions: B's 2S lifted at 4.1 s, landed at 4.33 s, the hand there till
-                # 4.5 s; timed from the first spell, 0.46 s early). Under the hand, as a turn
-                # that settled so, when read as surely as one is believed there
+                # 4.5 s; timed from the first spell, 0.46 s early), as a turn settled under it
                 (busy, settled) = landed
                 change = replace(change, frame=settled[1], time=settled[0], since_frame=busy[1],
-                                 quiet_frame=settled[1], quiet_time=settled[0],
-                                 hand_over=reading.confidence >= SLOT_UNDER_HAND_CONFIDENCE)
+                                 quiet_frame=settled[1], quiet_time=settled[0], hand_over=True)
                 since = busy
             if reading.label == "card":  # face up, not read surely: the ordinary second looks
                 later = self._unread.get(zone)
@@ -958,7 +963,7 @@ class Observer:
             else:
                 covered = self._covered_unread.pop(zone, None)
                 change, since = self._guessed_before(covered, reading, change, since)
-                events += self._explain_or_wait(change, reading, since, tracked)
+                events += self._explain_or_wait(change, reading, since, tracked, read_clear=True)
         return events
 
     def _covered_unseen(self, zone: str, reading: ZoneReading, tracked: TrackedFrame) -> bool:
@@ -1798,8 +1803,11 @@ class Observer:
                 "read": reading.label, "read_confidence": round(reading.confidence, 3),
                 "contact_sd": TOUCH_LAG_SD, **extra}
 
-    def _explain(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int]
-                 ) -> list[TableEvent]:
+    def _explain(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                 read_clear: bool = False) -> list[TableEvent]:
+        """The events ``change`` stands for, read as ``reading``; ``read_clear``: the reading was
+        taken with no hand over the zone, though the change settled under one (it is believed
+        as any reading clear of a hand, and a turn is still timed as one settled under it)."""
         zone = self._zone.get(change.zone)
         if zone is None:
             return []
@@ -1812,7 +1820,7 @@ class Observer:
             # took 2 s to learn; the slot's back, read 0.76 under it, was not believed, the deal
             # never completed and A's turns and plays were all refused)
             surely = HAND_OVER_CONFIDENCE
-        if change.hand_over and (new == "empty" or reading.confidence < surely) \
+        if change.hand_over and not read_clear and (new == "empty" or reading.confidence < surely) \
                 and reading.left_slot is None and not self._moved_in_under_hand(change, zone, reading) \
                 and not self._back_from_beneath(zone, reading):
             earlier = self._under_hand.get(change.zone)

@@ -2432,6 +2432,28 @@ def test_a_card_read_surely_only_after_a_hand_came_back_is_timed_from_the_first_
         assert (events[0].t < first) is from_first, guess
 
 
+def test_a_card_guessed_under_the_hand_then_read_clear_of_it_is_timed_as_settled_under_it(
+        layout: MatLayout) -> None:
+    """Game 5704 with the model: A's 3H guessed AH at 0.4 when its slot settled under the hand,
+    then read 3H at 0.68 when the slot settled again clear of it: the reading, not sure enough
+    for a slot under a hand, was held as one until the slot was read again, and the turn then
+    timed as one clear of the hand, 0.21 s early (B's 8C, 3D and KH the same). A reading taken
+    clear of the hand is believed at once, the turn timed from the first change as one settled
+    under the hand; one taken under a hand still waits for a surer one."""
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    for clear in (True, False):
+        table = Table(layout)
+        assert table.frame_with({"A.stock3": "card"}, confidence=0.4, guess="AH", **under) == []
+        first = table.frame / FPS
+        again = {} if clear else under
+        events = table.frame_with({"A.stock3": "3H"}, confidence=0.68, busy_frames=4, **again)
+        if not clear:
+            assert events == []
+            continue
+        assert [(type(e), str(e.card)) for e in events] == [(Turn, "3H")]
+        assert abs(events[0].t - (first - TURN_UNDER_HAND_LAG_S)) < 1e-9
+
+
 def test_a_turn_guessed_then_changed_faintly_and_read_again_is_timed_from_the_first_change(
         layout: MatLayout) -> None:
     """Game 5509 with the model: B's KC, turned at 4.15 s, guessed KS at 0.40 when its slot
@@ -2847,9 +2869,9 @@ def test_a_back_lifted_under_the_hand_and_landed_in_a_later_spell_is_timed_from_
     """Game 5690 (both recognitions): B's slot 2 settled "empty" under the hand as the 2S was
     lifted to be turned, went busy again and settled, still under the hand, with nothing new
     seen (the card landing); read 2S once the hand had gone, the turn was timed from the first
-    spell, 0.46 s early. It is timed from the later spell: under the hand, as a turn settled
-    there, when read as surely as one is believed there; else from that spell's settle, as a
-    turn. With no later spell, from the first, as before."""
+    spell, 0.46 s early. It is timed from the later spell, as a turn settled under the hand
+    (the reading, taken clear of it, believed however sure). With no later spell, from the
+    first, as before."""
     for later_spell in (True, False):
         table = Table(layout)
         over = (hand(Player.A, "A.stock3"),)
@@ -2872,10 +2894,8 @@ def test_a_back_lifted_under_the_hand_and_landed_in_a_later_spell_is_timed_from_
         assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C")]
         if settled is None:
             assert events[0].t < lifted / FPS
-        elif confidence >= 0.8:
-            assert abs(events[0].t - (settled - TURN_UNDER_HAND_LAG_S)) < 1e-9
         else:
-            assert abs(events[0].t - (settled - TOUCH_LAG_S["turn"])) < 1e-9
+            assert abs(events[0].t - (settled - TURN_UNDER_HAND_LAG_S)) < 1e-9
 
 
 def test_a_card_read_under_the_hand_then_empty_under_it_and_surely_after_is_timed_under_the_hand(
