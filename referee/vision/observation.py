@@ -128,6 +128,9 @@ SPIT_VISIT_AFTER_S = 0.05
 #: A pile read as its old top, its runner-up at least this share as sure, is read as that
 #: runner-up when it can be a spit card (``Observer._read_as_spit``)
 SPIT_RUNNER_UP_SHARE = 0.8
+#: A pile that settled by a carried landing and went busy again within this many frames (the
+#: hand lifting off the card) shows that card still (``Observer._read_again_after_carry``).
+CARRY_SETTLE_AGAIN_FRAMES = 2
 #: A pile's picture changed at least this much (the mean grey difference between its settled
 #: views) may hold a new card that was misread (``Observer._read_as_spit``,
 #: ``Observer._read_as_alike_departed``); game 5083's spit AC on the 5C: 19.9, game 5084's JH on
@@ -516,6 +519,8 @@ class Observer:
         #: a pile's top read back in its slot before the pile changed: when the slot went busy
         #: and settled, by card (``_lifted_back``)
         self._seen_back: dict[str, tuple[float, float]] = {}
+        #: per pile zone, the frame its last change settled by a carried landing
+        self._carry_settled: dict[str, int] = {}
         #: spit piles whose last settle was read as the top they showed before (the time it
         #: settled): nothing came or went, whatever moved their picture (gone at the next change)
         self._top_read_again: dict[str, float] = {}
@@ -2224,6 +2229,24 @@ class Observer:
         dep = self._find_departure(card, exclude=exclude)
         return dep if dep is not None and change.time - dep.time <= PAIR_WINDOW_S else None
 
+    def _read_again_after_carry(self, change: ZoneChange, reading: ZoneReading, old: str) -> bool:
+        """Whether a pile change that began as the pile's last change, settled by a carried
+        landing, had just settled (``CARRY_SETTLE_AGAIN_FRAMES``: the hand lifting off) reads as
+        another card whose runner-up, read nearly as surely (``SPIT_RUNNER_UP_SHARE``), is the
+        card that landed: that card read again (game 5719 with the model: B's QC landed on pile
+        2, read QC at 0.69, QS second at 0.65; as the hand lifted the pile read QS at 0.66, QC
+        second at 0.61, and B's QS, in slot 2 under B's arm, was taken for played with it: a
+        false F_TWO_CARDS, and B's moves of the QS lost)."""
+        settled = self._carry_settled.get(change.zone)
+        if settled is None or reading.label == old or reading.runner_up != old \
+                or reading.runner_up_confidence < SPIT_RUNNER_UP_SHARE * reading.confidence \
+                or change.since_frame - settled > CARRY_SETTLE_AGAIN_FRAMES:
+            return False
+        log.info("frame %d: %s read as %s (%.2f), %s second (%.2f), just after %s landed: %s still",
+                 change.frame, change.zone, reading.label, reading.confidence, old,
+                 reading.runner_up_confidence, old, old)
+        return True
+
     def _holder(self, card: str, exclude: tuple[Player, int] | None = None) -> tuple[Player, int] | None:
         """The stock slot (other than ``exclude``) whose top is ``card`` now, and that is busy
         (unsettled, or settled under a hand showing what was not believed, or, since stop 56,
@@ -2257,6 +2280,11 @@ class Observer:
             self.state.tops[change.zone] = old
             return []
         self._pile_news = True
+        if self._read_again_after_carry(change, reading, old):
+            self.state.tops[change.zone] = old
+            return []
+        if change.carried:
+            self._carry_settled[change.zone] = change.frame
         if new == "empty" and not _played_onto_nothing(pile):
             taker = self._hand_player(change.zone, since[0], change.time)
             pile.clear()

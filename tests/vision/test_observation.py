@@ -12,6 +12,7 @@ from referee.rules.hindsight import FOUND_BENEATH
 from referee.vision.mat import MatLayout, load_layout
 from referee.vision.observation import (
     BACK_HIDDEN_GAP_FRAMES,
+    CARRY_SETTLE_AGAIN_FRAMES,
     EARLY_SLAP_FLIP_S,
     EARLY_SLAP_SLOTS_S,
     EARLY_SLAP_STILL_S,
@@ -1600,6 +1601,33 @@ def test_a_pile_waiting_for_a_slot_is_not_released_by_an_arm_over_a_kept_card(la
     events = table.frame_with({"A.stock5": "back", "B.stock3": "3S"})
     assert [(type(e), e.player, str(e.card)) for e in events] == [(Play, Player.A, "7H"),
                                                                    (Play, Player.B, "10C")]
+
+
+@pytest.mark.parametrize("then", ["at once", "later", "another runner-up"])
+def test_a_pile_read_as_another_card_as_the_hand_lifts_off_the_card_it_carried_shows_that_card(
+        layout: MatLayout, then: str) -> None:
+    """Game 5719 with the model: B's QC landed on pile 2 (a carried landing), read QC at 0.69 with
+    QS second; as the hand lifted off it, the pile changed again at once and read QS at 0.66, QC
+    second at 0.61, and B's QS, in slot 2 under B's arm, was taken for played with it (a false
+    F_TWO_CARDS, B's moves of the QS lost). A pile going busy again within
+    ``CARRY_SETTLE_AGAIN_FRAMES`` of a carried landing, read as another card with the card that
+    landed second nearly as surely, shows that card still; later, or with another runner-up,
+    it is a new card as before."""
+    table = Table(layout)
+    table.frame_with({"B.stock2": "back"})  # the QC leaves B's slot 2
+    on_pile = (hand(Player.B, "pile2", "B.stock3"),)
+    landed = table.frame_with({"pile2": "QC"}, hands=on_pile, carried=True, unsettled=("B.stock3",))
+    assert [(type(e), str(e.card)) for e in landed] == [(Play, "QC")]
+    if then == "later":
+        table.idle(CARRY_SETTLE_AGAIN_FRAMES + 1, hands=on_pile, unsettled=("B.stock3",))
+    table.busy_since["pile2"] = table.frame + 1
+    second = ("QC" if then != "another runner-up" else "QD", 0.61)
+    events = table.frame_with({"pile2": "3S"}, busy_frames=1, confidence=0.66, runner_up=second,
+                              hands=on_pile, unsettled=("B.stock3",))
+    if then == "at once":
+        assert events == [] and table.obs.state.tops["pile2"] == "QC"
+    else:
+        assert [(type(e), e.slot, str(e.card)) for e in events] == [(Play, 3, "3S")]
 
 
 def test_a_pile_change_waits_for_a_slot_whose_card_may_lie_underneath(layout: MatLayout) -> None:
