@@ -2230,8 +2230,8 @@ class Observer:
         return dep if dep is not None and change.time - dep.time <= PAIR_WINDOW_S else None
 
     def _read_again_after_carry(self, change: ZoneChange, reading: ZoneReading, old: str) -> bool:
-        """Whether a pile change that began as the pile's last change, settled by a carried
-        landing, had just settled (``CARRY_SETTLE_AGAIN_FRAMES``: the hand lifting off) reads as
+        """Whether a pile change that began just after the pile's last change, settled by a
+        carried landing (within ``CARRY_SETTLE_AGAIN_FRAMES``: the hand lifting off), reads as
         another card whose runner-up, read nearly as surely (``SPIT_RUNNER_UP_SHARE``), is the
         card that landed: that card read again (game 5719 with the model: B's QC landed on pile
         2, read QC at 0.69, QS second at 0.65; as the hand lifted the pile read QS at 0.66, QC
