@@ -618,11 +618,11 @@ class Observer:
                     self._first_busy.setdefault(zid, tracked.time)
             elif zid not in changed:  # settled again with nothing new: that busy spell is over
                 spell = self._unsettled_since.pop(zid, None)
-                hidden = self._under_hand.get(zid)
-                first = self._quiet_under_hand.get(zid)
-                if spell is not None and obs.covered and hidden is not None and spell[1] > hidden[0].frame \
-                        and (first is None or first[0][1] < hidden[0].frame):
-                    self._quiet_under_hand[zid] = (spell, (tracked.time, tracked.frame))
+                hidden = self._under_hand.get(zid) if spell is not None and obs.covered else None
+                if hidden is not None and spell is not None and spell[1] > hidden[0].frame:
+                    first = self._quiet_under_hand.get(zid)  # (one from an older change: replaced)
+                    if first is None or first[0][1] < hidden[0].frame:
+                        self._quiet_under_hand[zid] = (spell, (tracked.time, tracked.frame))
                 if zid not in self._under_hand and zid not in self._unread:
                     self._first_busy.pop(zid, None)
         events: list[TableEvent] = []
