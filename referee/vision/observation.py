@@ -1029,7 +1029,8 @@ class Observer:
     def _unread_take_back(self, zone: str, unread: _Unread) -> list[TableEvent]:
         """A spit pile that showed a face-up card never read after its change, never guessed as
         its top, while that top, played from a slot, was read back in that slot within
-        ``PAIR_WINDOW_S`` and is believed there: the top was taken back, uncovering the card
+        ``PAIR_WINDOW_S`` and is believed there (``_back_in_its_slot``, whatever the pile's
+        reading: it was never read): the top was taken back, uncovering the card
         beneath (game 5704 with the model: B took the QC back off pile 2 to slot 4, read QC
         there at 0.54; the 10H it uncovered was never read, the take-back was lost, and the QC,
         played again from slot 4, was refused). Nothing otherwise."""
@@ -1041,11 +1042,11 @@ class Observer:
         if top is None or top.player is None or top.slot is None:
             return []
         seen = self._seen_back.get(top.card)
-        if seen is None or abs(seen[1] - unread.change.time) > PAIR_WINDOW_S \
-                or self.state.tops.get(self._slot_zone.get((top.player, top.slot), "")) != top.card \
-                or any(_alike(r.guess, top.card) for r in unread.readings if r.guess is not None):
-            return []
         beneath = replace(unread.readings[-1], label=pile[-2].card, guess=None)
+        if seen is None or abs(seen[1] - unread.change.time) > PAIR_WINDOW_S \
+                or any(_alike(r.guess, top.card) for r in unread.readings if r.guess is not None) \
+                or not self._back_in_its_slot(top, beneath, sure=0.0):
+            return []
         log.info("frame %d: %s showed a card never read, its top %s back in %s's slot %d: a take-back",
                  unread.change.frame, zone, top.card, top.player, top.slot)
         self.state.tops[zone] = beneath.label
