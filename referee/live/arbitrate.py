@@ -149,6 +149,15 @@ class ArbiterSettings:
     #: another card found moving this far since the view before is in a hand, not under the
     #: landing card
     landing_carried_mm: float = 10.0
+    #: another card found still (within ``jump_still_mm`` of the view before) on the landing
+    #: card's pile, then at least ``jump_mm`` away in the next view, lies there still: a card
+    #: a hand takes starts moving slowly, the follow ran off with a hand (game 5714 with the
+    #: model: A's 6D, found still on pile 2 under A's 4H from the same hand, then 27 and 51 mm
+    #: further in the next two views, off the pile with the hand, was taken for a card
+    #: elsewhere; the 6D's play, its take-back and two faults were lost, with a false
+    #: F_TAKE_BACK of the 4H)
+    jump_still_mm: float = 2.0
+    jump_mm: float = 20.0
     #: another card last found matching its face at least this well on the landing card's
     #: pile, and worse since (or lost), lies under it: covered by the landing card, it matches
     #: worse, and its follow may run off with the hand that covered it (game 5015 at 1280x720:
@@ -604,7 +613,11 @@ class Arbiter:
                     continue
                 now, last, step = f.last_centre, f.last_found_centre, f.last_step_mm
                 covered = False
-                if not f.score(len(f) - 1) >= self.s.placed_score:  # found poorly now, or not at all
+                rest = f.jumped_from_rest(self.s.jump_still_mm, self.s.jump_mm)
+                if rest is not None and self._pile_at(*rest) == pile:
+                    now, last, step = None, rest, None  # lost where it lay still on the pile
+                    covered = True
+                elif not f.score(len(f) - 1) >= self.s.placed_score:  # found poorly now, or not at all
                     well = f.last_found_centre_scoring(self.s.placed_score)
                     if well is not None and self._pile_at(*well) == pile:
                         now, last, step = None, well, None  # covered by the landing card since
@@ -699,6 +712,7 @@ class Arbiter:
                 slaps.append(ev)
             else:
                 out.append(Arbitrated(ev))
+        out = self._under_before_top(out)
         self._held += [_HeldSlap(s, tracked.frame, tracked.time) for s in slaps]
         if self._pair_due(tracked) is False:
             # both players' slaps wait for their hands to lie still: what comes meanwhile waits
@@ -710,6 +724,29 @@ class Arbiter:
         self._behind_slaps = []
         out += self._release_slaps(tracked, force=bool(out))
         return self._in_order(out, not_before)
+
+    def _under_before_top(self, items: list[Arbitrated]) -> list[Arbitrated]:
+        """``items`` with each card found underneath a card its own player put on the pile in
+        the same change timed before that card (the observer gives them in the order they lie,
+        the lowest first): its time is only a bound, and the top's may come from its carry,
+        earlier than the observer's settle (game 5714 with the model: A's 6D and 4H in one
+        hand, the 6D underneath, timed at the 4H's settle, after the 4H's touch from its carry;
+        the 4H was judged first, legal, the 6D's F_ILLEGAL_RANK missed for a false F_TWO_CARDS,
+        and the 4H's take-back a false F_TAKE_BACK)."""
+        out = list(items)
+        above: dict[tuple[int, int, Player], float] = {}  # the next card up: when it touched
+        for i in range(len(out) - 1, -1, -1):
+            ev = out[i].event
+            if not isinstance(ev, Play) or ev.player is None:
+                continue
+            key = (ev.frame, ev.pile, ev.player)
+            later = above.get(key)
+            if (ev.evidence or {}).get("underneath") is True and later is not None \
+                    and ev.t > later - self.s.min_gap_s:
+                evidence = {**(ev.evidence or {}), "touch_before_top_from": round(ev.t, 4)}
+                out[i] = replace(out[i], event=replace(ev, t=later - self.s.min_gap_s, evidence=evidence))
+            above[key] = out[i].event.t
+        return out
 
     def flush(self, tracked: TrackedFrame | None = None, not_before: NotBefore = -math.inf
               ) -> list[Arbitrated]:

@@ -683,6 +683,25 @@ class CardFollow:
         start = int(near[-1]) if len(near) else 0
         return bool(ok[start:found[-1] + 1].all())
 
+    def jumped_from_rest(self, still_mm: float, jump_mm: float) -> tuple[float, float] | None:
+        """Where the card lay in the last view that found it still (within ``still_mm`` of the
+        view before), when the next view found it at least ``jump_mm`` from there: a card a hand
+        takes starts moving slowly (a minimum-jerk start moves it about seven times as far in its
+        second view as in its first), so the finds from that jump on are of something else, the
+        follow having run off with a hand. None otherwise: at rest now, never at rest, lost
+        after, or moving off as a card does."""
+        c, sc = self._f.centres, self._f.scores
+        ok = np.isfinite(sc) & np.isfinite(c).all(axis=1)
+        step = np.full(len(sc), np.nan)
+        step[1:] = np.hypot(c[1:, 0] - c[:-1, 0], c[1:, 1] - c[:-1, 1])
+        still = np.flatnonzero(ok[1:] & ok[:-1] & (np.nan_to_num(step[1:], nan=np.inf) <= still_mm)) + 1
+        if not len(still):
+            return None
+        r = int(still[-1])
+        if r + 1 >= len(sc) or not ok[r + 1] or not step[r + 1] >= jump_mm:
+            return None
+        return float(c[r, 0]), float(c[r, 1])
+
     @property
     def last_step_mm(self) -> float | None:
         """How far the card moved between the last two views (None: not found in both)."""

@@ -690,6 +690,46 @@ def test_a_race_s_first_card_with_no_usable_contact_is_put_between_its_pile_goin
     assert next(item.event for item in arbiter._race(late, top, now)).t == 12.3
 
 
+def test_a_card_found_under_its_own_player_s_card_is_timed_before_it() -> None:
+    """Game 5714 with the model: A's 6D and 4H in one hand, the 6D underneath, timed from the
+    4H's settle (only a bound), the 4H from its carry, earlier: the 4H was judged first, legal,
+    and the 6D's F_ILLEGAL_RANK became a false F_TWO_CARDS. The card underneath goes first,
+    just before the card on it; the other player's card under it (a race: ``_race``), or one
+    timed before its top already, keeps its time."""
+    from referee.cards import Card
+    from referee.live.arbitrate import Arbiter, Arbitrated
+    from referee.vision.tracking import ZoneTracker
+
+    arbiter = Arbiter(ZoneTracker(load_calibration(FIXTURES / "exchange" / "calibration.yaml")))
+    now = TrackedFrame(539, 17.97, {}, (), ())
+
+    def play(card: str, t: float, slot: int, under: bool, player: Player = Player.A) -> Play:
+        evidence: dict[str, Any] = {"underneath": True} if under else {}
+        return Play(t=t, frame=539, player=player, start=17.35, slot=slot, pile=2, card=Card.parse(card),
+                    evidence=evidence)
+
+    gap = arbiter.s.min_gap_s
+    out = [item.event for item in arbiter._under_before_top(
+        [Arbitrated(play("6D", 17.78, 4, True)), Arbitrated(play("4H", 17.696, 5, False))])]
+    assert [str(e.card) for e in out] == ["6D", "4H"]
+    assert out[0].t == pytest.approx(17.696 - gap) and out[1].t == 17.696
+    assert (out[0].evidence or {})["touch_before_top_from"] == 17.78
+    # through ``refine`` (no follows here: each keeps the observer's time, then the order)
+    pair = [play("6D", 17.78, 4, True), play("4H", 17.696, 5, False)]
+    refined = [item.event for item in arbiter.refine(pair, now)]
+    assert [str(e.card) for e in refined] == ["6D", "4H"] and refined[0].t < refined[1].t
+    # two cards underneath, the lower first: each before the one above it
+    three = [item.event for item in arbiter._under_before_top(
+        [Arbitrated(play("6D", 17.79, 4, True)), Arbitrated(play("7C", 17.78, 3, True)),
+         Arbitrated(play("4H", 17.696, 5, False))])]
+    assert [e.t for e in three] == pytest.approx([17.696 - 2 * gap, 17.696 - gap, 17.696])
+    # timed before its top already, or under the other player's card: as it was
+    kept = [play("6D", 17.6, 4, True), play("4H", 17.696, 5, False)]
+    assert [item.event for item in arbiter._under_before_top([Arbitrated(e) for e in kept])] == kept
+    other = [play("6D", 17.78, 4, True, Player.B), play("4H", 17.696, 5, False)]
+    assert [item.event for item in arbiter._under_before_top([Arbitrated(e) for e in other])] == other
+
+
 def test_a_slap_during_play_goes_to_the_engine_at_once() -> None:
     from referee.live.arbitrate import Arbiter
     from referee.vision.tracking import TrackedFrame, ZoneTracker
@@ -1012,6 +1052,16 @@ def test_a_landing_places_the_other_followed_cards() -> None:
             return next((float(i) for i, f in enumerate(self.finds)
                          if f is not None and math.dist(f[0], self.finds[0][0]) >= away_mm), None)
 
+        def jumped_from_rest(self, still_mm: float, jump_mm: float) -> tuple[float, float] | None:
+            def step(i: int) -> float:
+                a, b = self.finds[i - 1], self.finds[i]
+                return math.inf if a is None or b is None else math.dist(a[0], b[0])
+            still = [i for i in range(1, len(self.finds)) if step(i) <= still_mm]
+            if not still or still[-1] + 1 >= len(self.finds) or not step(still[-1] + 1) >= jump_mm:
+                return None
+            rest = self.finds[still[-1]]
+            return None if rest is None else rest[0]
+
         def found_since_its_slot(self, near_mm: float) -> bool:  # (each card here starts in its slot)
             last = max(i for i, f in enumerate(self.finds) if f is not None)
             start = max(i for i, f in enumerate(self.finds[:last + 1])
@@ -1044,12 +1094,19 @@ def test_a_landing_places_the_other_followed_cards() -> None:
              # played, found on the 10H A's hand carried): elsewhere, where the follow has it
              face("KH", slot, None, ((x, y), poor), ((x + 30, y + 60), poorer)),
              # ... nor one last found fairly on its way, then more poorly further on: elsewhere
-             face("5S", slot, ((slot_x + 20, slot_y - 40), poor), ((slot_x + 25, slot_y - 60), poorer))]
+             face("5S", slot, ((slot_x + 20, slot_y - 40), poor), ((slot_x + 25, slot_y - 60), poorer)),
+             # found still on the pile, then 27 and 51 mm on at once, off it with a hand (game
+             # 5714 with the model: A's 6D under A's 4H): under KD, where it lay still
+             face("6D", slot, ((x, y - 2), poor), ((x + 1, y - 1), poor), ((x + 1, y), poor),
+                  ((x - 4, y + 27), poor), ((x + 9, y + 77), poor)),
+             # ... not one that moved off the pile from still as a card does, slowly at first
+             face("3H", slot, ((x, y), poor), ((x, y + 1), poor), ((x, y + 4), poor), ((x, y + 15), poor),
+                  ((x, y + 40), poor), ((x, y + 75), poor))]
     # stand-ins for what _placed reads, each in a slot of its own
     arbiter._faces = {f"slot{i}": deque([f]) for i, f in enumerate(faces)}  # type: ignore[misc]
     placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
-    assert placed.beneath == {"10D", "4C", "6C", "8S", "8C"}
-    assert placed.elsewhere == {"2S", "7H", "JS", "9H", "5S", "KH"}
+    assert placed.beneath == {"10D", "4C", "6C", "8S", "8C", "6D"}
+    assert placed.elsewhere == {"2S", "7H", "JS", "9H", "5S", "KH", "3H"}
     # lost off the piles just before the landing card lay still, too far from the pile to have
     # touched it first (game 5623 with the model: B's 4D, lost 150 mm from pile 2 a frame before
     # A's AD lay still there): elsewhere; lost as far, but long enough before: nowhere, as QC
@@ -1064,7 +1121,7 @@ def test_a_landing_places_the_other_followed_cards() -> None:
     faces[0] = face("KD", slot, slot, ((x, y), good))
     arbiter._faces["slot0"] = deque([faces[0]])  # type: ignore[list-item]
     placed = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.3, 0.9), faces[0])  # type: ignore[arg-type]
-    assert placed.taken_before == placed.beneath == {"10D", "4C", "6C", "8S", "8C"}
+    assert placed.taken_before == placed.beneath == {"10D", "4C", "6C", "8S", "8C", "6D"}
     # a card followed onto the pile, then seen in its slot again (a newer face cut there, its
     # follow since lost): the older follow ran off with an arm (game 5209: B's AS): nowhere
     again = [face("AS", slot, ((x - 2, y), good), ((x - 2, y), good)), face("AS", slot, None)]

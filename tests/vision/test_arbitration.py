@@ -167,11 +167,13 @@ def test_a_followed_card_rests_only_once_it_lies_still() -> None:
     k0, k1 = (play.frame or 0) - 20, (play.frame or 0) + 9
     face = ar.slot_template(c.views[k0], c.layout.zone(f"A.stock{play.slot}"), c.geo, label=str(play.card))
     follow = ar.CardFollow(c.views[k0], k0 / 30.0, face, c.geo)
-    rests, steps = [], []
+    rests, steps, jumps = [], [], []
     for k in range(k0 + 1, k1):
         follow.add(c.views[k], k / 30.0)
         rests.append(follow.resting(3, 0.7))
         steps.append(follow.last_step_mm)
+        jumps.append(follow.jumped_from_rest(2.0, 20.0))
+    assert jumps == [None] * len(jumps)  # it left its slot as a card does: slowly at first
     assert rests[1] is not None and rests[1][2] == 0  # still in its slot at first
     assert steps[1] is not None and steps[1] < 0.5
     pile = c.layout.zone(f"pile{play.pile}").center
@@ -186,6 +188,16 @@ def test_a_followed_card_rests_only_once_it_lies_still() -> None:
     assert follow.last_centre == pytest.approx((x, y))
     assert follow.first_centre == pytest.approx((face.pose.x, face.pose.y), abs=2)
     assert follow.found_since_its_slot(10.0)  # found in every view of its carry
+    # the picture then moved 22 mm at once (as a follow that runs off with a hand finds it):
+    # not the card, which lay still where it was found last before
+    jumped = ar.CardFollow(c.views[k0], k0 / 30.0, face, c.geo)
+    for k in range(k0 + 1, k1):
+        jumped.add(c.views[k], k / 30.0)
+    shift = round(22 * c.geo.px_per_mm)
+    jumped.add(np.roll(c.views[k1 - 1], shift, axis=0), k1 / 30.0)
+    assert jumped.last_step_mm == pytest.approx(22.0, abs=2.0)
+    assert jumped.jumped_from_rest(2.0, 20.0) == pytest.approx((x, y))
+    assert jumped.jumped_from_rest(2.0, 30.0) is None  # (not so far)
     # the same card, one view of its carry blank (lost, then found again): not found all the way
     gap = ar.CardFollow(c.views[k0], k0 / 30.0, face, c.geo)
     blank = max(k for k, d in zip(range(k0 + 1, k1), during, strict=True) if d) - 2  # near the pile
