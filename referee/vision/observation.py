@@ -2040,12 +2040,19 @@ class Observer:
             return [Move(t=self._touch(change, "move"), frame=change.frame, player=player,
                          from_slot=self.slots + 1, to_slot=slot, card=Card.parse(new),
                          evidence=self._evidence(change, reading, since, stray=stray))]
+        misread_here = False  # the card read cannot be here
         for pile_n, pile in self.state.piles.items():
             if pile and pile[-1].card == new:
                 # the top of a pile as far as we know: the pile's change will explain it, or has
-                # (a take-back read not surely enough there, now seen back in its slot)
+                # (a take-back read not surely enough there, now seen back in its slot) ...
                 self._seen_back[new] = (since[0], change.time)
-                return self._take_back_seen_in_slot(pile_n, change)
+                given = self._take_back_seen_in_slot(pile_n, change)
+                if given or not self._top_stayed(self._pile_zone[pile_n], player, since[0]):
+                    return given
+                # ... unless the pile stayed as it was, no hand of the player's taking it
+                del self._seen_back[new]
+                misread_here = True
+                break
             # (not a spit card: none goes back to a stock slot, one of the two readings is wrong;
             # game 5361 with the model: A's spit AS, read AC, and A's AC turned in slot 2)
             beneath = next((p for p in pile if p.card == new and p.player in (None, player)
@@ -2098,9 +2105,19 @@ class Observer:
         if turned:
             return turned
         if source is None and old == "empty":
-            misread = self._misread_source(new, change, player, slot)
+            misread_here = misread_here or self.on_a_pile(new)
+            misread = self._misread_source(new, change, player, slot, misread_here)
             if misread is not None:
                 source, evidence["source_read_as"] = misread[:3], misread[3]
+                if misread_here:
+                    # the card read lies on a pile: this reading is the misread one, the card
+                    # that left is the one moved (game 5739 with the model: A's 2C, read 2C in
+                    # slot 4, moved to the empty slot 3 and read 2S there, the 2S on pile 2's
+                    # top, that pile quiet: the move was lost, and the 9H turned in slot 4 taken
+                    # for a correction)
+                    evidence["misread_as"] = new
+                    new = self.state.tops[change.zone] = misread[3]
+                    card = Card.parse(new)
         if source is not None and source[0] is player:
             evidence.update(self._reach_evidence(player, source[1], new, change.time))
             return [Move(t=self._touch(change, "move"), frame=change.frame, player=player, start=source[2],
@@ -2774,6 +2791,15 @@ class Observer:
             return math.inf
         return self._lifted_from_beneath(pile_n, top.player, *seen)
 
+    def _top_stayed(self, pile: str, player: Player, slot_busy: float) -> bool:
+        """Whether ``pile``'s top cannot have gone back to a slot of ``player``'s that went busy
+        at ``slot_busy``: the pile is settled, and no hand of theirs came over it from
+        ``TAKE_BACK_REACH_S`` before then (as remembered), as a take-back's would
+        (:meth:`_lifted_from_beneath`)."""
+        since = slot_busy - TAKE_BACK_REACH_S
+        return pile not in self._unsettled_since and self._remembers(since) \
+            and not any(left >= since for _, left in self._visits(pile, player))
+
     def _take_back_seen_in_slot(self, pile_n: int, change: ZoneChange) -> list[TableEvent]:
         """A pile's top, just read back in its slot (``change``), when the pile's take-back was
         doubted in the ``PAIR_WINDOW_S`` before (``_back_in_its_slot``): it is given now."""
@@ -2940,7 +2966,7 @@ class Observer:
                          evidence=self._evidence(change, reading, since_here))]
         return []
 
-    def _misread_source(self, card: str, change: ZoneChange, player: Player, slot: int
+    def _misread_source(self, card: str, change: ZoneChange, player: Player, slot: int, here: bool = False
                         ) -> tuple[Player, int, float | None, str] | None:
         """Where a face-up card that came onto ``player``'s empty ``slot`` (not a turn: no card
         lies there face down) came from when no slot of theirs held it: the one other slot of
@@ -2949,8 +2975,10 @@ class Observer:
         ``card`` is nowhere else. The move's card is the new reading; the referee weighs it
         against the old one (docs/pipeline.md, "Corrections"). Game 5039 at 1280x720 with the
         model: A's 2C, read 2S at 0.45 when turned in slot 4, moved to the empty slot 3 and read
-        2C there: taken for a turn in an empty slot, refused, and the move lost."""
-        if self._face_up_elsewhere(card, change.zone) or self.on_a_pile(card):
+        2C there: taken for a turn in an empty slot, refused, and the move lost. With ``here``
+        (``card`` lies on a pile and cannot be here) the reading is the misread one, and the
+        card that left is the move's (the caller's)."""
+        if not here and (self._face_up_elsewhere(card, change.zone) or self.on_a_pile(card)):
             return None
         found: list[tuple[Player, int, float | None, str]] = []
         for dep in self._departures:
@@ -2970,8 +2998,12 @@ class Observer:
                 dep.used = True
         if source[2] is None:
             self._gone_before_settled[(source[3], player, source[1])] = change.time
-        log.info("frame %d: %s shows %s, come from %s's slot %d, where it was read as %s",
-                 change.frame, change.zone, card, player, source[1], source[3])
+        if here:
+            log.info("frame %d: %s read as %s, which lies on a pile: the %s that left %s's slot %d",
+                     change.frame, change.zone, card, source[3], player, source[1])
+        else:
+            log.info("frame %d: %s shows %s, come from %s's slot %d, where it was read as %s",
+                     change.frame, change.zone, card, player, source[1], source[3])
         return source
 
     def _spit_player(self, change: ZoneChange, since: tuple[float, int],

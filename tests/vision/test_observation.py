@@ -3043,6 +3043,29 @@ def test_a_card_misread_in_its_slot_and_moved_to_an_empty_slot_is_moved(layout: 
     assert [type(e) for e in table.frame_with({"A.stock1": "JD"}, confidence=0.8)] == [Turn]
 
 
+@pytest.mark.parametrize("taken_back", [False, True])
+def test_a_card_moved_to_an_empty_slot_read_as_a_quiet_pile_s_top_is_the_alike_card_that_left(
+        layout: MatLayout, taken_back: bool) -> None:
+    """Game 5739 with the model: A's 2C, read 2C in slot 4, moved to the empty slot 3 and read
+    2S there, the 2S lying on pile 2's top, no hand over that pile: taken for the 2S back in
+    a slot, waiting for the pile's take-back that never came; the move was lost, and the 9H
+    turned in slot 4 taken for a correction. The pile's top stayed: the reading is the misread
+    one, and the card that left, alike, was moved. Not when A's hand was over the pile (a
+    take-back, given when the pile's change comes)."""
+    table = emptied_slot_1(layout)  # pile 1's top: A's 4D
+    table.idle(20)
+    if taken_back:
+        table.idle(3, hands=(hand(Player.A, "pile1"),))
+    assert table.frame_with({"A.stock2": "back"}, hands=(hand(Player.A, "A.stock2"),)) == []  # the KD left
+    events = table.frame_with({"A.stock1": "4D"}, confidence=0.8)
+    if taken_back:
+        assert events == [] and table.obs.state.tops["A.stock1"] == "4D"
+        return
+    assert [(type(e), e.from_slot, e.to_slot, str(e.card)) for e in events] == [(Move, 2, 1, "KD")]
+    assert events[0].evidence["misread_as"] == "4D" and events[0].evidence["source_read_as"] == "KD"
+    assert table.obs.state.tops["A.stock1"] == "KD" and table.obs.state.tops["pile1"] == "4D"
+
+
 def hand_at(player: Player, tip: tuple[float, float], *zones: str) -> HandBlob:
     return HandBlob(player, 20000.0, (0, 0, 10, 10), tip, zones)
 
