@@ -499,8 +499,9 @@ class Observer:
         #: slots that may be mid-turn (``TURN_LOOK_S``), read again without holding anything
         self._turn_looks: dict[str, _Unread] = {}
         #: a back's slot that settled under a hand whose fingers were at it, still showing the
-        #: back -> (that frame, when its busy spell began), until the slot's next change
-        self._back_under_hand: dict[str, tuple[int, tuple[float, int]]] = {}
+        #: back -> (that frame, when its busy spell began, how surely the back was read), until
+        #: the slot's next change
+        self._back_under_hand: dict[str, tuple[int, tuple[float, int], float]] = {}
         self._behind_unexplained: list[TableEvent] = []
         self._slot_zones = set(self._slot_zone.values())
         #: zones whose "empty" reading with their printed label hidden is taken for a hand over
@@ -655,11 +656,17 @@ class Observer:
             reading = self._read_as_the_card_that_left(change, reading)
             if back_under_hand is not None and reading.label not in {"back", "empty"} \
                     and self.state.tops.get(change.zone) == "back" \
-                    and change.since_frame - back_under_hand[0] <= BACK_HIDDEN_GAP_FRAMES:
+                    and change.since_frame - back_under_hand[0] <= (
+                        BACK_HIDDEN_GAP_FRAMES if back_under_hand[2] >= SLOT_UNDER_HAND_CONFIDENCE
+                        else TURN_HIDDEN_GAP_FRAMES):
                 # a back's slot settled under the hand still showing the back, busy again at once
                 # and then showing a card: the hand stayed, the turn began in the first busy spell
                 # and is timed from it (game 5455: A's 7C, the slot busy at 5.13 s, settled under
-                # the hand 5.27-5.3 s; timed from the second spell, the turn came 0.26 s late)
+                # the hand 5.27-5.3 s; timed from the second spell, the turn came 0.26 s late); a
+                # back read unsurely there may have been the card, turned, under the hand: busy
+                # again as soon after as a slot read "empty" there (game 5738 with the model: A's
+                # 9H, its slot read "back" at 0.51 under the hand, busy again 5 frames later, and
+                # the 9H read then; timed from the second spell, 0.43 s late)
                 since = back_under_hand[1]
             if reading.label == "card":  # face up, not read surely: look again (REREAD_EVERY)
                 self._unread[change.zone] = _Unread(change, since, [reading])
@@ -707,7 +714,8 @@ class Observer:
                     # 18.8 s, the fingers there at 19.07 s, the 8H turned at 19.57 s)
                     came = self._fingers_came(owner, change.zone, since[0] - 1e-6, change.time)
                     self._back_under_hand[change.zone] = (
-                        change.frame, (since[0] if came is None else max(since[0], came), since[1]))
+                        change.frame, (since[0] if came is None else max(since[0], came), since[1]),
+                        reading.confidence)
             events += self._explain_or_wait(change, reading, since, tracked, settling, read_clear)
             if covered is not None and change.zone in self._under_hand:
                 self._covered_unread[change.zone] = covered
