@@ -61,6 +61,13 @@ TAKE_BACK_CARRY_S = 0.25
 #: ... and when one was, it left the pile as that hand came over it, which is at most this long
 #: before the slot went busy: the arm reaching out may cross the slot first (game 5051: 0.21 s)
 TAKE_BACK_REACH_S = 0.5
+#: a hand that takes a card back off a pile lifts it at most this long after it came over the
+#: pile, and leaves the pile at least ``TAKE_BACK_LEAVE_S`` after the lift (the 33 take-backs
+#: of games 5600-5619, 5640-5659 and 5690-5709 with perfect recognition whose hand was seen:
+#: lifted 0.18 s before to 0.06 s after the hand came, which left 0.078-0.29 s after the lift;
+#: ``Observer._lifted_after_cover``)
+TAKE_BACK_LIFT_S = 0.1
+TAKE_BACK_LEAVE_S = 0.07
 #: a card is taken back off a pile at least this long after the pile first looked different
 #: (the hand arrived): in the 20 evaluation games the lift came 0.03-0.2 s after, median 0.1;
 #: six take-backs whose pile settled within 0.2 s of the hand's arrival were put ~0.25 s early
@@ -2776,7 +2783,12 @@ class Observer:
         touched, was judged before it and made it a false F_ILLEGAL_RANK on the 7S beneath). A
         card on it timed from the pile's settle may have lain beneath all along, uncovered by
         the take-back (game 5319 with the model: B's 4C, the first card of a touch race, timed
-        1.3 s late when A took the 6C back off it)."""
+        1.3 s late when A took the 6C back off it). A visit that came well before the cover
+        (``TAKE_BACK_LIFT_S``) and ended soon after it (``TAKE_BACK_LEAVE_S``) lifted it before
+        too: lifted after the cover, it would have come later or stayed longer (game 5710, both
+        recognitions: B took the AS back off pile 1 0.13 s before A's 2S touched there, B's hand
+        over the pile from 0.15 s before the 2S's touch to 0.05 s after; the take-back, put after
+        the touch, made the 2S legal on the AS: its F_ILLEGAL_RANK missed, a false F_TAKE_BACK)."""
         touched = [t for (_, card), (t, by_carry) in self._play_times.items()
                    if by_carry and any(card == c.card for c in above)]
         if not touched:
@@ -2784,7 +2796,8 @@ class Observer:
         covered = min(touched)
         visit = next(((came, left) for came, left in self._visits(self._pile_zone[pile_n], player)
                       if came <= lifted <= left), None)
-        if visit is not None and visit[1] <= covered:
+        if visit is not None and (visit[1] <= covered or (
+                visit[0] <= covered - TAKE_BACK_LIFT_S and visit[1] < covered + TAKE_BACK_LEAVE_S)):
             return lifted
         return max(lifted, covered + 1.0 / 30)
 

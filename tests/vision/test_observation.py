@@ -34,6 +34,8 @@ from referee.vision.observation import (
     SPIT_WAIT_S,
     TAKE_BACK_CARRY_S,
     TAKE_BACK_GRAB_S,
+    TAKE_BACK_LEAVE_S,
+    TAKE_BACK_LIFT_S,
     TOUCH_LAG_S,
     TURN_AFTER_ARRIVAL_S,
     TURN_AFTER_BUSY_MAX_S,
@@ -632,6 +634,34 @@ def test_a_card_taken_from_under_a_later_card_with_no_visit_seen_left_after_that
         events = table.frame_with({"A.stock2": "KD"}, busy_frames=2)
         assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
         assert events[0].t == pytest.approx(ten + 1 / FPS if by_carry else busy - TAKE_BACK_CARRY_S)
+
+
+@pytest.mark.parametrize("stays", [False, True])
+def test_a_card_taken_by_a_hand_that_came_well_before_a_later_card_and_left_soon_after_left_first(
+        layout: MatLayout, stays: bool) -> None:
+    """Game 5710, both recognitions: B's hand came over pile 1 0.15 s before A's 2S touched
+    there and left 0.05 s after, taking the AS back (0.13 s before the touch); the take-back,
+    put after the touch (the hand may wait while a card comes on top), made the 2S legal on the
+    AS. A hand lifts a card at most ``TAKE_BACK_LIFT_S`` after it came, and leaves at least
+    ``TAKE_BACK_LEAVE_S`` after the lift: this one lifted it before the 2S came. One that stayed
+    longer may have lifted it after."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    table.frame_with({"B.stock1": "empty"})
+    table.idle(10)
+    came = (table.frame + 1) / FPS
+    table.idle(9 if stays else 6, hands=(hand(Player.A, "pile1"),))  # A's hand pulls the KD out
+    left = table.frame / FPS
+    # the KD carried back over A's slot 2 meanwhile
+    events = table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),), unsettled=("A.stock2",))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "10C")]
+    ten = came + 0.15  # the 10C touched, as its carry says
+    assert ten - came >= TAKE_BACK_LIFT_S and (left - ten < TAKE_BACK_LEAVE_S) is not stays
+    table.obs.retimed_play(events[0].frame, "10C", ten, by_carry=True)
+    events = table.frame_with({"A.stock2": "KD"}, busy_frames=2)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
+    assert events[0].t == pytest.approx(ten + 1 / FPS if stays else came)
 
 
 def four_under_three(layout: MatLayout) -> Table:
