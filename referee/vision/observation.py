@@ -2062,9 +2062,10 @@ class Observer:
                 # (a take-back read not surely enough there, now seen back in its slot) ...
                 self._seen_back[new] = (since[0], change.time)
                 given = self._take_back_seen_in_slot(pile_n, change)
-                if given or not self._top_stayed(self._pile_zone[pile_n], player, since[0]):
+                if given or old != "empty" or not self._top_stayed(self._pile_zone[pile_n], player, since[0]):
                     return given
-                # ... unless the pile stayed as it was, no hand of the player's taking it
+                # ... unless the pile stayed as it was, no hand of the player's taking it, and
+                # the slot lay empty: a card moved there, misread (``_misread_source``)
                 del self._seen_back[new]
                 misread_here = True
                 break
