@@ -737,7 +737,7 @@ class Arbiter:
         above: dict[tuple[int, int, Player], float] = {}  # the next card up: when it touched
         for i in range(len(out) - 1, -1, -1):
             ev = out[i].event
-            if not isinstance(ev, Play) or ev.player is None:
+            if not isinstance(ev, Play):
                 continue
             key = (ev.frame, ev.pile, ev.player)
             later = above.get(key)
