@@ -2055,7 +2055,6 @@ class Observer:
             return [Move(t=self._touch(change, "move"), frame=change.frame, player=player,
                          from_slot=self.slots + 1, to_slot=slot, card=Card.parse(new),
                          evidence=self._evidence(change, reading, since, stray=stray))]
-        misread_here = False  # the card read cannot be here
         for pile_n, pile in self.state.piles.items():
             if pile and pile[-1].card == new:
                 # the top of a pile as far as we know: the pile's change will explain it, or has
@@ -2067,7 +2066,6 @@ class Observer:
                 # ... unless the pile stayed as it was, no hand of the player's taking it, and
                 # the slot lay empty: a card moved there, misread (``_misread_source``)
                 del self._seen_back[new]
-                misread_here = True
                 break
             # (not a spit card: none goes back to a stock slot, one of the two readings is wrong;
             # game 5361 with the model: A's spit AS, read AC, and A's AC turned in slot 2)
@@ -2121,7 +2119,7 @@ class Observer:
         if turned:
             return turned
         if source is None and old == "empty":
-            misread_here = misread_here or self.on_a_pile(new)
+            misread_here = self.on_a_pile(new)  # the card read cannot be here
             misread = self._misread_source(new, change, player, slot, misread_here)
             if misread is not None:
                 source, evidence["source_read_as"] = misread[:3], misread[3]
