@@ -2115,7 +2115,7 @@ class Observer:
         # F_BAD_MOVE)
         source = self._source_of(new, change, exclude=(player, slot), holders=not same)
         turned = self._turned_and_moved(change, reading, since, player, slot) \
-            if source is None and old == "empty" else []
+            if source is None and old != "back" else []
         if turned:
             return turned
         if source is None and old == "empty":
@@ -2209,10 +2209,12 @@ class Observer:
 
     def _comes_from_somewhere(self, card: str, change: ZoneChange, player: Player, slot: int) -> bool:
         """Whether a card now read in ``player``'s ``slot`` may have come there: from another of
-        their slots (moved), from a pile (taken back), from outside the zones (a sixth pile)."""
+        their slots (moved; also turned there unseen, :meth:`_turned_unseen_in`), from a pile
+        (taken back), from outside the zones (a sixth pile)."""
         came = self._recent_departure(card, change, exclude=(player, slot))
         return (came is not None and came.player is player) \
             or (self._holder(card, exclude=(player, slot)) or (None,))[0] is player \
+            or self._turned_unseen_in(card, change, player, slot) is not None \
             or card in self._returning \
             or any(p is player and c == card for p, c in self._stray_cards.values()) \
             or self.on_a_pile(card)
@@ -2782,19 +2784,24 @@ class Observer:
         touched, was judged before it and made it a false F_ILLEGAL_RANK on the 7S beneath). A
         card on it timed from the pile's settle may have lain beneath all along, uncovered by
         the take-back (game 5319 with the model: B's 4C, the first card of a touch race, timed
-        1.3 s late when A took the 6C back off it). A visit that came well before the cover
-        (``TAKE_BACK_LIFT_S``) and ended soon after it (``TAKE_BACK_LEAVE_S``) lifted it before
-        too: lifted after the cover, it would have come later or stayed longer (game 5710, both
-        recognitions: B took the AS back off pile 1 0.13 s before A's 2S touched there, B's hand
-        over the pile from 0.15 s before the 2S's touch to 0.05 s after; the take-back, put after
-        the touch, made the 2S legal on the AS: its F_ILLEGAL_RANK missed, a false F_TAKE_BACK)."""
+        1.3 s late when A took the 6C back off it); not when it settled while the hand was there
+        (game 5744, both recognitions: A's KS, its carry lost to B's hand carrying the QH away,
+        timed 0.01 s after B's hand came over the pile, 0.08 s before the QH left: the take-back,
+        put first, made the KS a false F_ILLEGAL_RANK on the JC beneath, and two more after). A
+        visit that came well before the cover (``TAKE_BACK_LIFT_S``) and ended soon after it
+        (``TAKE_BACK_LEAVE_S``) lifted it before too: lifted after the cover, it would have come
+        later or stayed longer (game 5710, both recognitions: B took the AS back off pile 1 0.13 s
+        before A's 2S touched there, B's hand over the pile from 0.15 s before the 2S's touch to
+        0.05 s after; the take-back, put after the touch, made the 2S legal on the AS: its
+        F_ILLEGAL_RANK missed, a false F_TAKE_BACK)."""
+        visit = next(((came, left) for came, left in self._visits(self._pile_zone[pile_n], player)
+                      if came <= lifted <= left), None)
         touched = [t for (_, card), (t, by_carry) in self._play_times.items()
-                   if by_carry and any(card == c.card for c in above)]
+                   if any(card == c.card for c in above)
+                   and (by_carry or (visit is not None and visit[0] <= t <= visit[1]))]
         if not touched:
             return lifted
         covered = min(touched)
-        visit = next(((came, left) for came, left in self._visits(self._pile_zone[pile_n], player)
-                      if came <= lifted <= left), None)
         if visit is not None and (visit[1] <= covered or (
                 visit[0] <= covered - TAKE_BACK_LIFT_S and visit[1] < covered + TAKE_BACK_LEAVE_S)):
             return lifted
@@ -2955,36 +2962,60 @@ class Observer:
 
     def _turned_and_moved(self, change: ZoneChange, reading: ZoneReading, since_here: tuple[float, int],
                           player: Player, slot: int) -> list[TableEvent]:
-        """A face-up card come onto ``player``'s empty ``slot`` (not a turn there) that was read,
-        as that card or its twin, in another slot of theirs under the hand that turned it, not
-        surely enough to be believed, and gone before the hand left (a back showed there
-        again): it was turned there and moved here; both events. Game 5021 at 1280x720 with
-        the model: A's JC, turned in slot 3 and read 0.66 under the hand, moved to the empty
-        slot 2 0.9 s later, read there 0.84: taken for a turn in an empty slot, refused, and the
-        turn and the move lost."""
+        """A face-up card come onto ``player``'s ``slot``, empty or showing a face-up card (not a
+        turn there), that was read, as that card or its twin, in another slot of theirs under
+        the hand that turned it, not surely enough to be believed, and gone before the hand left
+        (:meth:`_turned_unseen_in`): it was turned there and moved here; both events. Game 5021
+        at 1280x720 with the model: A's JC, turned in slot 3 and read 0.66 under the hand, moved
+        to the empty slot 2 0.9 s later, read there 0.84: taken for a turn in an empty slot,
+        refused, and the turn and the move lost."""
         card = reading.label
         if self._face_up_elsewhere(card, change.zone):
             return []
-        for zone, (was, since, seen) in list(self._turned_unseen.items()):
-            source = self._zone.get(zone)
-            if source is None or source.owner is not player or source.number in (None, slot):
-                continue
-            if change.time - was.time > PAIR_WINDOW_S:
-                del self._turned_unseen[zone]
-                continue
-            if not one_card_read(seen.label, card):
-                continue
-            del self._turned_unseen[zone]
-            assert source.number is not None
-            log.info("frame %d: %s shows %s, turned in %s (read %s under the hand) and moved",
-                     change.frame, change.zone, card, zone, seen.label)
-            parsed = Card.parse(card)
-            return [Turn(t=self._touch(was, "turn", busy_since=since[0]), frame=change.frame, player=player,
-                         slot=source.number, card=parsed, evidence=self._evidence(was, seen, since)),
-                    Move(t=self._touch(change, "move"), frame=change.frame, player=player,
-                         from_slot=source.number, to_slot=slot, card=parsed,
-                         evidence=self._evidence(change, reading, since_here))]
-        return []
+        found = self._turned_unseen_in(card, change, player, slot)
+        if found is None:
+            return []
+        unseen, zone = found
+        was, since, seen = unseen.pop(zone)
+        source = self._zone[zone]
+        assert source.number is not None
+        log.info("frame %d: %s shows %s, turned in %s (read %s under the hand) and moved",
+                 change.frame, change.zone, card, zone, seen.label)
+        parsed = Card.parse(card)
+        return [Turn(t=self._touch(was, "turn", busy_since=since[0]), frame=change.frame, player=player,
+                     slot=source.number, card=parsed, evidence=self._evidence(was, seen, since)),
+                Move(t=self._touch(change, "move"), frame=change.frame, player=player,
+                     from_slot=source.number, to_slot=slot, card=parsed,
+                     evidence=self._evidence(change, reading, since_here))]
+
+    def _turned_unseen_in(self, card: str, change: ZoneChange, player: Player, slot: int
+                          ) -> tuple[dict[str, _SeenUnder], str] | None:
+        """Where ``card``, now read in ``player``'s ``slot``, was read (as it or its twin) under
+        the hand that turned it in another slot of theirs within ``PAIR_WINDOW_S``, not surely
+        enough to be believed, and was gone before the hand left: a back showed there again
+        (``_turned_unseen``), or, the turn not yet given, "empty" was read under the hand after
+        it (``_card_under_hand``; game 5743 with the model: B's 4D, turned in slot 2, read 0.70
+        under the hand and "empty" under it once moved onto B's QC in slot 5; read 4D there, it
+        was taken for the QC misread, the turn refused, and the move's F_BAD_MOVE missed). The
+        record (the dict) and the slot's zone; stale records are dropped."""
+        for unseen in (self._turned_unseen, self._card_under_hand):
+            for zone, (was, _, seen) in list(unseen.items()):
+                source = self._zone.get(zone)
+                if source is None or source.owner is not player or source.number in (None, slot):
+                    continue
+                if change.time - was.time > PAIR_WINDOW_S:
+                    if unseen is self._turned_unseen:
+                        del unseen[zone]
+                    continue
+                if not one_card_read(seen.label, card):
+                    continue
+                if unseen is self._card_under_hand and not (
+                        self.state.tops.get(zone) == "back"
+                        and (self._under_hand.get(zone) or (None, None, None))[2] is not None
+                        and self._under_hand[zone][2].label == "empty"):
+                    continue
+                return unseen, zone
+        return None
 
     def _misread_source(self, card: str, change: ZoneChange, player: Player, slot: int, here: bool = False
                         ) -> tuple[Player, int, float | None, str] | None:

@@ -664,6 +664,33 @@ def test_a_card_taken_by_a_hand_that_came_well_before_a_later_card_and_left_soon
     assert events[0].t == pytest.approx(ten + 1 / FPS if stays else came)
 
 
+@pytest.mark.parametrize("while_there", [True, False])
+def test_a_card_taken_from_under_a_card_that_settled_while_the_hand_was_there_left_after_it(
+        layout: MatLayout, while_there: bool) -> None:
+    """Game 5744, both recognitions: A's KS, its carry lost when the follow ran off with B's
+    hand carrying the QH away, was timed from its pile's settle, 0.01 s after B's hand came
+    over the pile; the take-back of the QH from under it (0.08 s after the hand came), put
+    when the hand came, was judged first and made the KS a false F_ILLEGAL_RANK on the JC
+    beneath (and two later plays on it). A card timed from the settle that came while the hand
+    was there came before the lift; one timed after the hand left may have lain beneath all
+    along (game 5319 with the model)."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    table.frame_with({"B.stock1": "empty"})
+    table.idle(10)
+    came = (table.frame + 1) / FPS
+    table.idle(6, hands=(hand(Player.A, "pile1"),))  # A's hand pulls the KD out
+    left = table.frame / FPS
+    events = table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),), unsettled=("A.stock2",))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "10C")]
+    ten = came + 0.01 if while_there else left + 0.3  # the 10C's touch, from the pile's settle
+    table.obs.retimed_play(events[0].frame, "10C", ten, by_carry=False)
+    events = table.frame_with({"A.stock2": "KD"}, busy_frames=2)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
+    assert events[0].t == pytest.approx(ten + 1 / FPS if while_there else came)
+
+
 def four_under_three(layout: MatLayout) -> Table:
     """A's 4D from slot 1 on pile 1's five, B's 3S from slot 3 on it."""
     table = Table(layout)
@@ -3053,6 +3080,27 @@ def test_a_card_turned_under_the_hand_and_moved_on_before_it_left_was_turned_and
     assert table.frame_with({"A.stock3": "back"}) == []
     events = table.frame_with({"A.stock1": "9D"}, confidence=0.84)
     assert [(type(e), e.slot, str(e.card)) for e in events] == [(Turn, 1, "9D")]
+
+
+@pytest.mark.parametrize("read_under", ["6C", "9D"])
+def test_a_card_turned_under_the_hand_and_moved_onto_a_face_up_card_was_turned_and_moved(
+        layout: MatLayout, read_under: str) -> None:
+    """Game 5743 with the model: B's 4D, turned in slot 2 (its last card), read 0.70 under the
+    hand, then "empty" under it once moved onto B's QC in slot 5, read 4D there: taken for the
+    QC misread (the 4D came from nowhere), the turn refused when given, and the move's
+    F_BAD_MOVE missed. Not when the card read under the hand was another: the same card, misread."""
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": read_under}, confidence=0.7, **under) == []
+    settled_under = table.frame / FPS
+    assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
+    events = table.frame_with({"A.stock4": "6C"}, confidence=0.88)
+    if read_under != "6C":
+        assert not any(isinstance(e, Move) for e in events)
+        return
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, "6C"), (Move, "6C")]
+    assert (events[0].slot, events[1].from_slot, events[1].to_slot) == (3, 3, 4)
+    assert events[0].t == pytest.approx(settled_under - TURN_UNDER_HAND_LAG_S)
 
 
 def test_a_card_misread_in_its_slot_and_moved_to_an_empty_slot_is_moved(layout: MatLayout) -> None:
