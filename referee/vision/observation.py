@@ -2784,9 +2784,10 @@ class Observer:
         touched, was judged before it and made it a false F_ILLEGAL_RANK on the 7S beneath). A
         card on it timed from the pile's settle may have lain beneath all along, uncovered by
         the take-back (game 5319 with the model: B's 4C, the first card of a touch race, timed
-        1.3 s late when A took the 6C back off it); not when it settled while the hand was there
-        (game 5744, both recognitions: A's KS, its carry lost to B's hand carrying the QH away,
-        timed 0.01 s after B's hand came over the pile, 0.08 s before the QH left: the take-back,
+        1.3 s late when A took the 6C back off it); not when it was timed within the taking
+        hand's visit, its own player's hand over the pile then too (game 5744, both
+        recognitions: A's KS, its carry lost to B's hand carrying the QH away, timed 0.01 s after
+        B's hand came over the pile, A's hand there, 0.08 s before the QH left: the take-back,
         put first, made the KS a false F_ILLEGAL_RANK on the JC beneath, and two more after). A
         visit that came well before the cover (``TAKE_BACK_LIFT_S``) and ended soon after it
         (``TAKE_BACK_LEAVE_S``) lifted it before too: lifted after the cover, it would have come
@@ -2796,9 +2797,14 @@ class Observer:
         F_ILLEGAL_RANK missed, a false F_TAKE_BACK)."""
         visit = next(((came, left) for came, left in self._visits(self._pile_zone[pile_n], player)
                       if came <= lifted <= left), None)
-        touched = [t for (_, card), (t, by_carry) in self._play_times.items()
-                   if any(card == c.card for c in above)
-                   and (by_carry or (visit is not None and visit[0] <= t <= visit[1]))]
+        zone = self._pile_zone[pile_n]
+
+        def put_meanwhile(t: float, c: _PileCard) -> bool:  # timed in the visit, its player's hand there
+            return visit is not None and visit[0] <= t <= visit[1] and c.player is not None and any(
+                came <= visit[1] and left >= visit[0] for came, left in self._visits(zone, c.player))
+
+        touched = [t for (_, card), (t, by_carry) in self._play_times.items() for c in above
+                   if card == c.card and (by_carry or put_meanwhile(t, c))]
         if not touched:
             return lifted
         covered = min(touched)

@@ -664,31 +664,33 @@ def test_a_card_taken_by_a_hand_that_came_well_before_a_later_card_and_left_soon
     assert events[0].t == pytest.approx(ten + 1 / FPS if stays else came)
 
 
-@pytest.mark.parametrize("while_there", [True, False])
+@pytest.mark.parametrize("cover", ["put while there", "timed while there", "timed after"])
 def test_a_card_taken_from_under_a_card_that_settled_while_the_hand_was_there_left_after_it(
-        layout: MatLayout, while_there: bool) -> None:
+        layout: MatLayout, cover: str) -> None:
     """Game 5744, both recognitions: A's KS, its carry lost when the follow ran off with B's
     hand carrying the QH away, was timed from its pile's settle, 0.01 s after B's hand came
-    over the pile; the take-back of the QH from under it (0.08 s after the hand came), put
-    when the hand came, was judged first and made the KS a false F_ILLEGAL_RANK on the JC
-    beneath (and two later plays on it). A card timed from the settle that came while the hand
-    was there came before the lift; one timed after the hand left may have lain beneath all
-    along (game 5319 with the model)."""
+    over the pile (A's hand there too); the take-back of the QH from under it (0.08 s after the
+    hand came), put when the hand came, was judged first and made the KS a false
+    F_ILLEGAL_RANK on the JC beneath (and two later plays on it). A card timed from the settle
+    within the taking hand's visit, its own player's hand over the pile then, came before the
+    lift; one timed so with no hand of its player there, or after the hand left, may have lain
+    beneath all along (game 5319 with the model)."""
     table = Table(layout)
     table.frame_with({"A.stock2": "back"})
     table.frame_with({"pile1": "KD"})
     table.frame_with({"B.stock1": "empty"})
     table.idle(10)
     came = (table.frame + 1) / FPS
-    table.idle(6, hands=(hand(Player.A, "pile1"),))  # A's hand pulls the KD out
+    hands = (hand(Player.A, "pile1"),) + ((hand(Player.B, "pile1"),) if cover == "put while there" else ())
+    table.idle(6, hands=hands)  # A's hand pulls the KD out
     left = table.frame / FPS
     events = table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),), unsettled=("A.stock2",))
     assert [(type(e), str(e.card)) for e in events] == [(Play, "10C")]
-    ten = came + 0.01 if while_there else left + 0.3  # the 10C's touch, from the pile's settle
+    ten = left + 0.3 if cover == "timed after" else came + 0.01  # the 10C's touch, from the settle
     table.obs.retimed_play(events[0].frame, "10C", ten, by_carry=False)
     events = table.frame_with({"A.stock2": "KD"}, busy_frames=2)
     assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
-    assert events[0].t == pytest.approx(ten + 1 / FPS if while_there else came)
+    assert events[0].t == pytest.approx(ten + 1 / FPS if cover == "put while there" else came)
 
 
 def four_under_three(layout: MatLayout) -> Table:
