@@ -2542,7 +2542,9 @@ class Observer:
     def _uncovered_spit_card(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                              pile_n: int) -> list[TableEvent]:
         """A card from no slot, read on a pile whose top one player played, while only that
-        player's hand was on the pile since it went busy and they did not go to their packet:
+        player's hand (or its tip: game 5751, both recognitions, B's fingertips alone reached pile
+        1 to take the 4D back off A's spit 4H) was on the pile since it went busy and they did
+        not go to their packet:
         they took the top back, and the card lay beneath it, a spit card covered by the top
         (game 5336, both recognitions: B's spit KC covered 60 ms later by A's 3S, seen only when
         A took the 3S back; it was taken for B's spit card put on the 3S, the 3S's take-back
@@ -2554,8 +2556,8 @@ class Observer:
         pile = self.state.piles.get(pile_n, [])
         top = pile[-1] if pile else None
         if top is None or top.player is None or top.slot is None \
-                or not self._hand_was_over(change.zone, top.player, since[0]) \
-                or self._hand_was_over(change.zone, top.player.other, since[0]) \
+                or not self._hand_or_tip_was_on(change.zone, top.player, since[0]) \
+                or self._hand_or_tip_was_on(change.zone, top.player.other, since[0]) \
                 or top.player in self._packet_visits(since, change.time):
             return []
         touched = max((t for (_, card), (t, _) in self._play_times.items() if card == top.card), default=None)
@@ -2685,8 +2687,7 @@ class Observer:
                 if source is None or source.kind is not ZoneKind.STOCK or source.owner is None \
                         or source.number is None or seen.label != card \
                         or self.state.tops.get(zone) != "back" or touched - was.time > PAIR_WINDOW_S \
-                        or not (self._hand_was_over(change.zone, source.owner, since[0])
-                                or self._tip_was_on(change.zone, source.owner, since[0])):
+                        or not self._hand_or_tip_was_on(change.zone, source.owner, since[0]):
                     continue
                 return unseen, zone
         return None
@@ -3283,6 +3284,10 @@ class Observer:
     def _hand_was_over(self, zone: str, player: Player, since: float) -> bool:
         """A hand of ``player`` was over ``zone`` at ``since`` or later."""
         return self._hands_over.get(zone, {}).get(player, -1.0) >= since - 0.1
+
+    def _hand_or_tip_was_on(self, pile: str, player: Player, since: float) -> bool:
+        """A hand of ``player`` was over spit pile ``pile``, or its tip on it, at ``since`` or later."""
+        return self._hand_was_over(pile, player, since) or self._tip_was_on(pile, player, since)
 
     def _tip_was_on(self, pile: str, player: Player, since: float) -> bool:
         """The tip of a hand of ``player`` lay on spit pile ``pile`` at ``since`` or later (a hand

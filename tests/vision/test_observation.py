@@ -1341,6 +1341,11 @@ def test_a_pile_taken_away(layout: MatLayout) -> None:
     assert isinstance(events[0], TakePile) and events[0].player is Player.B and events[0].pile == 2
 
 
+def fingertips(player: Player, zone: str) -> HandBlob:
+    """A hand whose tip lies on ``zone``'s centre, covering no zone."""
+    return HandBlob(player, 20000.0, (0, 0, 10, 10), MAT.zone(zone).center, ())
+
+
 def touching(player: Player, *zones: str) -> HandBlob:
     """A hand that touches zones without covering their centres (HandBlob.touches)."""
     return HandBlob(player, 20000.0, (0, 0, 10, 10), (0.0, 0.0), (), touches=zones)
@@ -1360,7 +1365,7 @@ def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: Mat
     assert table.frame_with({"pile2": "2H"}) == []  # no packet visit left: not explained
 
 
-@pytest.mark.parametrize("then", ["A alone", "B there too", "A at A's packet"])
+@pytest.mark.parametrize("then", ["A alone", "A's fingertips alone", "B there too", "A at A's packet"])
 def test_a_card_from_no_slot_uncovered_by_the_top_s_player_alone_lay_beneath_the_top(
         layout: MatLayout, then: str) -> None:
     """Game 5336 (both recognitions): B's spit KC covered 60 ms later by A's 3S was seen only when
@@ -1370,7 +1375,8 @@ def test_a_card_from_no_slot_uncovered_by_the_top_s_player_alone_lay_beneath_the
     top's player's hand was on the pile, who did not go to their packet, lay beneath the top:
     the top was taken back, and the card is a spit card found beneath it, timed before it. With
     the other player's hand on the pile, or the top's player at their packet, it is a spit card
-    put on the top, as before."""
+    put on the top, as before. The fingertips alone on the pile are the hand there (game 5751,
+    both recognitions: B's took the 4D back off A's spit 4H)."""
     table = Table(layout)
     table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile2",))  # B's spit card
     on = (hand(Player.A, "pile2", "A.stock1"), touching(Player.B, "pile2"))
@@ -1380,9 +1386,10 @@ def test_a_card_from_no_slot_uncovered_by_the_top_s_player_alone_lay_beneath_the
     table.idle(20)
     lifting = {"A alone": (hand(Player.A, "pile2"),),
                "B there too": (hand(Player.A, "pile2"), touching(Player.B, "pile2")),
-               "A at A's packet": (hand(Player.A, "pile2"), touching(Player.A, "A.packet"))}[then]
+               "A at A's packet": (hand(Player.A, "pile2"), touching(Player.A, "A.packet")),
+               "A's fingertips alone": (fingertips(Player.A, "pile2"),)}[then]
     events = table.frame_with({"pile2": "3C"}, hands=lifting)
-    if then != "A alone":
+    if then not in ("A alone", "A's fingertips alone"):
         assert [type(e) for e in events] == [SpitTurn] and FOUND_BENEATH not in (events[0].evidence or {})
         return
     assert [(type(e), e.player, str(e.card)) for e in events] == [
