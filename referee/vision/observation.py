@@ -2486,6 +2486,9 @@ class Observer:
                                    evidence=self._evidence(change, reading, since)))
             return events
         player, slot, start = top_source
+        uncovered = [] if events else self._uncovered_play(change, reading, since, pile_n, top_source)
+        if uncovered:
+            return uncovered
         pile.append(_PileCard(new, player, slot))
         under = [p.card for p in pile[-3:-1]]
         left = None if start is None else self._hand_left_before(
@@ -2544,8 +2547,8 @@ class Observer:
         """A card from no slot, read on a pile whose top one player played, while only that
         player's hand (or its tip: game 5751, both recognitions, B's fingertips alone reached pile
         1 to take the 4D back off A's spit 4H) was on the pile since it went busy and they did
-        not go to their packet:
-        they took the top back, and the card lay beneath it, a spit card covered by the top
+        not go to their packet: they took the top back, and the card lay beneath it, a spit card
+        covered by the top
         (game 5336, both recognitions: B's spit KC covered 60 ms later by A's 3S, seen only when
         A took the 3S back; it was taken for B's spit card put on the 3S, the 3S's take-back
         for one from beneath it, a false F_TAKE_BACK, and the 3S's F_ILLEGAL_RANK on the KC was
@@ -2579,6 +2582,42 @@ class Observer:
                         evidence=self._evidence(change, reading, since, layering=f"under {top.card}",
                                                 **{FOUND_BENEATH: True}))
         return [spit, lifted]
+
+    def _uncovered_play(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int], pile_n: int,
+                        source: tuple[Player, int, float | None]) -> list[TableEvent]:
+        """A card from a slot of one player's (``source``: player, slot, when it left), read on a
+        pile whose top the other played, while only that other's hand (or its tip) was on the
+        pile since it went busy, the card gone from its slot before the top touched: the other
+        took the top back, and the card lay beneath it, put before it (game 5764, both
+        recognitions: B's 5H, 0.11 s before A's 7D on pile 2, covered by it, seen only when A
+        took the 7D back; it was taken for a card put on the 7D, the 7D's take-back for one from
+        beneath it, a false F_TAKE_BACK, and the false F_LOST_TOUCH went to B, not A). Its play,
+        timed a frame before the top's touch and marked ``FOUND_BENEATH`` (the referee judges
+        it in its place, and the arbiter may time it by its carry), then the top's take-back.
+        [] when not so (as :meth:`_uncovered_spit_card` for a spit card)."""
+        player, slot, start = source
+        pile = self.state.piles.get(pile_n, [])
+        top = pile[-1] if pile else None
+        if top is None or top.player is None or top.slot is None or top.player is player \
+                or not self._hand_or_tip_was_on(change.zone, top.player, since[0]) \
+                or self._hand_or_tip_was_on(change.zone, player, since[0]):
+            return []
+        touched = max((t for (_, card), (t, _) in self._play_times.items() if card == top.card), default=None)
+        if touched is None or start is None or start >= touched:
+            return []
+        lifted = self._lift(change, reading, since, pile_n,
+                            max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S))
+        pile.append(_PileCard(reading.label, player, slot))
+        log.info("frame %d: %s shows %s, from %s's slot %d, under %s's hand alone: %s taken back, the %s "
+                 "beneath it", change.frame, change.zone, reading.label, player.value, slot, top.player.value,
+                 top.card, reading.label)
+        t = touched - 1.0 / 30
+        play = Play(t=t, frame=change.frame, player=player, start=self._start_estimate(
+                        player, slot, reading.label, start, t), slot=slot, pile=pile_n,
+                    card=Card.parse(reading.label), hand=self._hand_of(player, start, slot),
+                    evidence=self._evidence(change, reading, since, layering=f"under {top.card}",
+                                            **{FOUND_BENEATH: True}))
+        return [play, lifted]
 
     def _played_from_beneath(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                              pile_n: int, touched: float) -> list[TableEvent]:

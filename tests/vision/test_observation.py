@@ -1400,6 +1400,35 @@ def test_a_card_from_no_slot_uncovered_by_the_top_s_player_alone_lay_beneath_the
     assert table.frame_with({"A.stock1": "4D"}, hands=(hand(Player.A, "A.stock1"),)) == []  # back in its slot
 
 
+@pytest.mark.parametrize("then", ["A alone", "B there too"])
+def test_a_card_from_a_slot_uncovered_by_the_other_player_alone_lay_beneath_the_top(
+        layout: MatLayout, then: str) -> None:
+    """Game 5764, both recognitions: B's 5H, put on pile 2 0.11 s before A's 7D covered it, was
+    seen only when A took the 7D back; it was taken for a card put on the 7D, the 7D's
+    take-back for one from beneath it (a false F_TAKE_BACK), and the F_LOST_TOUCH went to B
+    instead of A. A card from the other player's slot that shows when only the top's player's
+    hand was on the pile lay beneath the top, put before it; with its own player's hand there
+    too it may have been put on the top, as before."""
+    table = Table(layout)
+    assert table.frame_with({"B.stock3": "back"}, hands=(hand(Player.B, "B.stock3"),)) == []  # the 3S left
+    table.frame_with({"A.stock1": "back"}, unsettled=("pile2",))
+    played = table.frame_with({"pile2": "4D"}, hands=(hand(Player.A, "pile2"),))
+    assert [(type(e), str(e.card)) for e in played] == [(Play, "4D")]
+    table.idle(20)
+    lifting = {"A alone": (hand(Player.A, "pile2"),),
+               "B there too": (hand(Player.A, "pile2"), hand(Player.B, "pile2"))}[then]
+    events = table.frame_with({"pile2": "3S"}, hands=lifting)
+    if then != "A alone":
+        assert [(type(e), str(e.card)) for e in events] == [(Play, "3S")]
+        assert FOUND_BENEATH not in (events[0].evidence or {})
+        return
+    assert [(type(e), e.player, str(e.card)) for e in events] == [
+        (Play, Player.B, "3S"), (TakeBack, Player.A, "4D")]
+    play, back = events
+    assert play.t == pytest.approx(played[0].t - 1 / FPS) and (play.evidence or {})[FOUND_BENEATH] is True
+    assert back.t > played[0].t and [p.card for p in table.obs.state.piles[2]][-1] == "3S"
+
+
 def test_a_packet_busy_while_only_its_owner_s_hand_reaches_near_it_was_visited(layout: MatLayout) -> None:
     """Game 5237 with the model: B's fingertips slid the spit card off the far end of B's
     packet, covering a fifth of it in no frame; the packet went busy, but the card on pile 2 was
