@@ -1338,6 +1338,14 @@ class Observer:
                 # A's arm lay over its slot, A's fingers 53 mm off it at their nearest; the KH's
                 # false play and take-back, and a false F_TWO_CARDS for A's 10H, followed)
                 continue
+            reached = self._reached_t(holder[0], holder[1], card, change.time)
+            if reached is not None and reached > change.time - MIN_CARRY_S:
+                # the fingers came to its slot too late to carry it to the pile before it settled:
+                # the follow took another card passing over it (game 5753, both recognitions: B's
+                # 2D "followed" with the KC B carried from slot 3 over slot 2 onto pile 2, B's
+                # fingers within reach of slot 2 only 0.03 s before the pile settled; a false play
+                # with a false F_ILLEGAL_RANK, and a false take-back)
+                continue
             if exclude is None or holder[0] is not exclude[0]:
                 out[card] = holder
                 continue

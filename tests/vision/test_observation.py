@@ -1888,24 +1888,30 @@ def test_a_card_whose_slot_stayed_busy_under_the_arm_was_taken_when_the_fingers_
     assert events[1].t < quiet + PLAY_CARRY_S - 0.1  # (timed from the slot's settle: later)
 
 
-@pytest.mark.parametrize("fingers", [True, False])
+@pytest.mark.parametrize("fingers", ["at the slot", "never", "too late"])
 def test_a_card_followed_beneath_a_carried_top_from_a_slot_only_under_the_arm_did_not_leave(
-        layout: MatLayout, fingers: bool) -> None:
+        layout: MatLayout, fingers: str) -> None:
     """Race-eval seed 6617 with the model: the follows had A's KH land under B's 8H (at quality
     0.01) while A's arm lay over the KH's slot on its way to pile 1, the fingers 53 mm off the
     slot at their nearest: a false play of the KH and its take-back, and a false F_TWO_CARDS
-    for the 10H A did play. A card followed from a slot its player's fingers came to did."""
+    for the 10H A did play. A card followed from a slot its player's fingers came to did; not
+    when they came too late to carry it to the pile before it settled (game 5753, both
+    recognitions: B's 2D, followed with the KC carried over its slot, the fingers within reach
+    of slot 2 0.03 s before pile 2 settled: a false play, F_ILLEGAL_RANK and take-back)."""
     table = Table(layout)
-    tip = layout.zone("A.stock1").center if fingers else layout.zone("pile1").center
+    tip = layout.zone("A.stock1").center if fingers == "at the slot" else layout.zone("pile1").center
     arm = (HandBlob(Player.A, 20000.0, (80.0, 180.0, 300.0, 420.0), tip, ("A.stock1",), touches=("pile1",)),)
     table.idle(5, hands=arm)
     table.busy_since["A.stock1"] = table.frame - 2  # busier before the 7H's slot than one grab
     table.idle(GRAB_BEFORE_FRAMES, hands=arm, unsettled=("A.stock1",))
     table.frame_with({"A.stock5": "back"}, hands=arm, unsettled=("A.stock1",))  # 7H left slot 5
-    events = table.frame_with({"pile1": "7H"}, hands=arm, unsettled=("A.stock1",), carried=True,
-                              beneath=frozenset({"4D"}), taken_before=frozenset({"4D"}))
+    at_slot = HandBlob(Player.A, 20000.0, (80.0, 180.0, 300.0, 420.0), layout.zone("A.stock1").center,
+                       ("A.stock1",))
+    last = arm if fingers != "too late" else (at_slot,)  # the fingers at the slot as the pile settles
+    events = table.frame_with({"pile1": "7H"}, before=arm, hands=last, unsettled=("A.stock1",),
+                              carried=True, beneath=frozenset({"4D"}), taken_before=frozenset({"4D"}))
     cards = [(type(e), str(e.card), (e.evidence or {}).get("underneath")) for e in events]
-    if fingers:
+    if fingers == "at the slot":
         assert cards == [(Play, "4D", True), (Play, "7H", ["5D", "4D"])]
     else:
         assert cards == [(Play, "7H", ["5D"])]
