@@ -194,6 +194,10 @@ HAND_NEAR_SHARE = 0.75
 PILE_VISIT_FRAMES = 3
 #: A card leaves its slot this long before the slot's picture stops moving (the hand lifting it away).
 LEFT_LAG_S = 0.1
+#: ... and at least this long before its busy slot first shows the printed mat at its centre (of
+#: the 93 plays from slots left empty in games 5600-5617 and 5690-5706 with perfect recognition,
+#: 0.066-0.94 s before, median 0.28 s; ``Observer._left``)
+BARE_AFTER_LEFT_S = 0.066
 #: A slapping hand is seen over the pile this long before it lands.
 SLAP_LEAD_S = 0.11
 #: How many of the latest plays' times are kept (``Observer.retimed_play``).
@@ -428,6 +432,9 @@ class Observer:
         self._unsettled_since: dict[str, tuple[float, int]] = {}
         #: stock slots: when each first went busy since its card was last believed there
         self._first_busy: dict[str, float] = {}
+        #: stock slots: the busy spell (its first frame) in which each last showed the printed
+        #: mat at its centre, and when it first did in that spell (``Observer._left``)
+        self._bared: dict[str, tuple[int | None, float]] = {}
         #: zones that last settled under a hand showing what was not believed (``empty``, or a
         #: card read unsurely), with that change: busy still, as far as explaining goes, until
         #: their next change or until they are read again with no hand over them
@@ -624,6 +631,8 @@ class Observer:
                 self._unsettled_since.setdefault(zid, (tracked.time, tracked.frame))
                 if zid in self._slot_zones:
                     self._first_busy.setdefault(zid, tracked.time)
+                    if obs.bare and self._bared.get(zid, (None,))[0] != obs.busy_since:
+                        self._bared[zid] = (obs.busy_since, tracked.time)
             elif zid not in changed:  # settled again with nothing new: that busy spell is over
                 spell = self._unsettled_since.pop(zid, None)
                 hidden = self._under_hand.get(zid) if spell is not None and obs.covered else None
@@ -1793,9 +1802,18 @@ class Observer:
     def _left(self, change: ZoneChange) -> float:
         """When a card left its slot (the ``start`` of the action that took it): just before
         the slot's picture stopped moving, i.e. before the hand and the card were gone. (When
-        the slot first looked different is no use: an arm passing over it does that.)"""
+        the slot first looked different is no use: an arm passing over it does that.) Not
+        later than ``BARE_AFTER_LEFT_S`` before the slot first showed the printed mat in that
+        busy spell: the card was gone by then, though an arm kept the slot busy after (game
+        5757, both recognitions: B's 10C, taken 0.52 s before its slot settled under B's other
+        arm, played onto pile 1 while B's other hand played the 5C onto pile 2; put to leave
+        after the 5C touched, the F_TWO_HANDS became a false F_ILLEGAL_RANK)."""
         quiet = change.quiet_time if change.quiet_frame >= 0 else change.time - 3 / 30
-        return max(0.0, quiet - LEFT_LAG_S)
+        left = quiet - LEFT_LAG_S
+        bared = self._bared.get(change.zone)
+        if bared is not None and bared[0] == change.since_frame:
+            left = min(left, bared[1] - BARE_AFTER_LEFT_S)
+        return max(0.0, left)
 
     def _touch(self, change: ZoneChange, kind: str = "play", busy_since: float | None = None) -> float:
         """When the card touched (a take-back: left the pile): before the zone's picture stopped

@@ -72,6 +72,9 @@ class ZoneObservation:
     as_before: bool | None = None
     #: a busy zone: the frame where its busy spell began (None when settled)
     busy_since: int | None = None
+    #: the printed mat shows at the zone's centre in this frame (its occupancy below the level
+    #: that counts as occupied), settled or not: a busy slot that shows it has lost its card
+    bare: bool = False
 
 
 @dataclass(frozen=True)
@@ -528,7 +531,7 @@ class ZoneTracker:
                 st.was_clear = clear
             # occupancy is only trusted when the zone is settled: between, the last settled answer
             obs[zid] = ZoneObservation(zid, st.occupied, covered, st.settled, score, motion, visible_change,
-                                       as_before, None if st.settled else st.since_frame)
+                                       as_before, None if st.settled else st.since_frame, not occupied)
         if self._last_time is not None and time > self._last_time:
             self._frame_dt = float(time) - self._last_time
         self._last_time = float(time)

@@ -12,6 +12,7 @@ from referee.rules.hindsight import FOUND_BENEATH
 from referee.vision.mat import MatLayout, load_layout
 from referee.vision.observation import (
     BACK_HIDDEN_GAP_FRAMES,
+    BARE_AFTER_LEFT_S,
     CARRY_SETTLE_AGAIN_FRAMES,
     EARLY_SLAP_FLIP_S,
     EARLY_SLAP_SLOTS_S,
@@ -76,7 +77,7 @@ class Table:
                    guess: str | None = None, showing_number: tuple[str, ...] = (),
                    number_hidden: tuple[str, ...] = (),
                    confidences: dict[str, float] | None = None, difference: float = 20.0,
-                   faint: bool = False) -> list:
+                   faint: bool = False, bare: tuple[str, ...] = ()) -> list:
         """One frame settling ``changes`` (after ``busy_frames`` frames with them busy, under
         ``before`` hands or else ``hands``; each change began 5 frames before it settles, or
         in ``self.busy_since``), with
@@ -91,7 +92,8 @@ class Table:
         as does each zone read "empty" unless in ``number_hidden`` (a hand over it);
         ``confidences``: a reading's confidence where it is not ``confidence``; ``difference``:
         each change's mean grey difference between its settled views; ``faint``: the changes
-        are faint (``ZoneChange.faint``)."""
+        are faint (``ZoneChange.faint``); ``bare``: zones showing the printed mat at their centre
+        in this frame (``ZoneObservation.bare``)."""
         changes = changes or {}
         showing_number = (*showing_number, *(z for z, label in changes.items()
                                              if label == "empty" and z not in number_hidden))
@@ -108,7 +110,8 @@ class Table:
         t = self.frame / FPS
         zones = {z: ZoneObservation(z, z not in showing_number, z in unsettled, z not in unsettled, 1.0, 0.0,
                                     0.0 if z in kept else None,
-                                    busy_since=self.busy_since.get(z) if z in unsettled else None)
+                                    busy_since=self.busy_since.get(z) if z in unsettled else None,
+                                    bare=z in bare)
                  for z in self.zones}
         made = tuple(ZoneChange(z, self.frame, t, z not in showing_number, True,
                                 self.busy_since.get(z, self.frame - 5), difference,
@@ -570,6 +573,27 @@ def test_a_doubted_take_back_is_given_when_the_top_shows_in_its_slot(layout: Mat
         events = table.frame_with({slot: "KD"}, confidence=0.57)
         assert not any(isinstance(e, TakeBack) for e in events)  # (in slot 3, a turn: a clash)
         assert table.obs.state.tops["pile1"] == "KD"
+
+
+@pytest.mark.parametrize("bare", [True, False])
+def test_a_card_left_its_slot_before_the_slot_first_showed_the_printed_mat(
+        layout: MatLayout, bare: bool) -> None:
+    """Game 5757, both recognitions: B's 10C, taken from slot 1 while B's other hand played the
+    5C, was given as leaving 0.52 s late: another arm kept the slot busy after the card had
+    gone, and the two hands in play (F_TWO_HANDS) went unseen. A slot that shows the printed
+    mat has lost its card: it left at least ``BARE_AFTER_LEFT_S`` before."""
+    table = Table(layout)
+    table.busy_since["A.stock1"] = table.frame + 1
+    table.idle(3, unsettled=("A.stock1",), hands=(hand(Player.A, "A.stock1"),))
+    table.idle(1, unsettled=("A.stock1",), bare=("A.stock1",) if bare else ())
+    bared = table.frame / FPS
+    table.idle(12, unsettled=("A.stock1",), hands=(hand(Player.B, "A.stock1"),))  # an arm over it
+    table.frame_with({"A.stock1": "empty"})
+    quiet = (table.frame - 3) / FPS
+    events = table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "4D")]
+    start = events[0].start
+    assert start == pytest.approx(bared - BARE_AFTER_LEFT_S if bare else quiet - LEFT_LAG_S)
 
 
 def test_a_take_back_is_not_put_before_the_hand_came(layout: MatLayout) -> None:
