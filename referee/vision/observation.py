@@ -2833,9 +2833,13 @@ class Observer:
         before the slot went busy (the hand, carrying it back, came over the slot). Of the 14
         such take-backs of games 5000-5059 with perfect recognition 12 had such a visit, 0.06 s
         before to 0.11 s after the truth's lift; their slots went busy 0.21 s before (game
-        5051) to 0.31 s after it."""
-        came = [start for start, _ in self._visits(self._pile_zone[pile_n], player)
-                if slot_busy - TAKE_BACK_REACH_S <= start <= settled]
+        5051) to 0.31 s after it. With no visit seen, as the hand's fingertips first came onto the
+        pile (game 5757, both recognitions: A's 5S, taken from under A's 7C by a hand seen over
+        the pile by its tip alone, 0.1 s after the tip came; timed from the slot, 0.52 s early)."""
+        pile, since = self._pile_zone[pile_n], slot_busy - TAKE_BACK_REACH_S
+        came = [start for start, _ in self._visits(pile, player) if since <= start <= settled] \
+            or [when for when, who, zone in self._tips_on_piles
+                if who is player and zone == pile and since <= when <= settled]
         return min(came) if came else max(0.0, slot_busy - TAKE_BACK_CARRY_S)
 
     def _lifted_after_cover(self, pile_n: int, above: Sequence[_PileCard], player: Player, lifted: float

@@ -635,6 +635,21 @@ def test_a_card_taken_from_under_a_later_card_left_the_pile_as_the_hand_came_ove
     assert events[0].t == pytest.approx(lifted)
 
 
+def test_a_card_taken_from_under_a_later_card_by_fingertips_alone_left_as_they_came(
+        layout: MatLayout) -> None:
+    """Game 5757, both recognitions: A's hand, seen on pile 2 by its fingertips alone, took the
+    5S from under A's 7C 0.1 s after they came; with no visit seen, the take-back was timed
+    from A's slot going busy (the arm crossed it on the way out), 0.52 s early."""
+    table = king_under_ten(layout)
+    table.busy_since["A.stock2"] = table.frame + 1
+    table.idle(6, hands=(hand(Player.A, "A.stock2"),), unsettled=("A.stock2",))
+    came = (table.frame + 1) / FPS  # the fingertips on the pile, pulling the king out
+    table.idle(4, hands=(fingertips(Player.A, "pile1"),), unsettled=("A.stock2",))
+    events = table.frame_with({"A.stock2": "KD"}, busy_frames=9, hands=(hand(Player.A, "A.stock2"),))
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD")]
+    assert events[0].t == pytest.approx(came)
+
+
 def test_a_card_taken_from_under_a_later_card_with_no_visit_seen_left_after_that_card_came(
         layout: MatLayout) -> None:
     """Game 5414 with the model: B's arm crossed B's slot 2 on its way to pile 2, and B's hand,
