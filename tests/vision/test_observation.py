@@ -675,6 +675,16 @@ def test_a_card_taken_from_under_a_later_card_with_no_visit_seen_left_after_that
         assert events[0].t == pytest.approx(ten + 1 / FPS if by_carry else busy - TAKE_BACK_CARRY_S)
 
 
+def king_played_ten_taken(layout: MatLayout) -> Table:
+    """A's KD played from slot 2 onto pile 1, B's 10C taken from slot 1, the table quiet since."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"pile1": "KD"})
+    table.frame_with({"B.stock1": "empty"})
+    table.idle(10)
+    return table
+
+
 @pytest.mark.parametrize("stays", [False, True])
 def test_a_card_taken_by_a_hand_that_came_well_before_a_later_card_and_left_soon_after_left_first(
         layout: MatLayout, stays: bool) -> None:
@@ -684,11 +694,7 @@ def test_a_card_taken_by_a_hand_that_came_well_before_a_later_card_and_left_soon
     AS. A hand lifts a card at most ``TAKE_BACK_LIFT_S`` after it came, and leaves at least
     ``TAKE_BACK_LEAVE_S`` after the lift: this one lifted it before the 2S came. One that stayed
     longer may have lifted it after."""
-    table = Table(layout)
-    table.frame_with({"A.stock2": "back"})
-    table.frame_with({"pile1": "KD"})
-    table.frame_with({"B.stock1": "empty"})
-    table.idle(10)
+    table = king_played_ten_taken(layout)
     came = (table.frame + 1) / FPS
     table.idle(9 if stays else 6, hands=(hand(Player.A, "pile1"),))  # A's hand pulls the KD out
     left = table.frame / FPS
@@ -714,11 +720,7 @@ def test_a_card_taken_from_under_a_card_that_settled_while_the_hand_was_there_le
     within the taking hand's visit, its own player's hand over the pile then, came before the
     lift; one timed so with no hand of its player there, or after the hand left, may have lain
     beneath all along (game 5319 with the model)."""
-    table = Table(layout)
-    table.frame_with({"A.stock2": "back"})
-    table.frame_with({"pile1": "KD"})
-    table.frame_with({"B.stock1": "empty"})
-    table.idle(10)
+    table = king_played_ten_taken(layout)
     came = (table.frame + 1) / FPS
     hands = (hand(Player.A, "pile1"),) + ((hand(Player.B, "pile1"),) if cover == "put while there" else ())
     table.idle(6, hands=hands)  # A's hand pulls the KD out
