@@ -756,6 +756,10 @@ class Observer:
             del self._play_times[next(iter(self._play_times))]
         return out
 
+    def _last_touch(self, card: str) -> float | None:
+        """When ``card`` was last played, as the referee timed it (None if not among the latest plays)."""
+        return max((t for (_, played), (t, _) in self._play_times.items() if played == card), default=None)
+
     @property
     def _last_play_t(self) -> float:
         """The latest play's time, as the referee timed it (-inf before any)."""
@@ -2574,14 +2578,13 @@ class Observer:
         player's hand (or its tip: game 5751, both recognitions, B's fingertips alone reached pile
         1 to take the 4D back off A's spit 4H) was on the pile since it went busy and they did
         not go to their packet: they took the top back, and the card lay beneath it, a spit card
-        covered by the top
-        (game 5336, both recognitions: B's spit KC covered 60 ms later by A's 3S, seen only when
-        A took the 3S back; it was taken for B's spit card put on the 3S, the 3S's take-back
-        for one from beneath it, a false F_TAKE_BACK, and the 3S's F_ILLEGAL_RANK on the KC was
-        missed). The spit card's turn, timed a frame before the top's touch and marked
-        ``FOUND_BENEATH`` (the referee judges it in its place, before the top), of the player
-        whose packet visit came last before that touch; then the top's take-back. [] when not
-        so, or when nobody went to their packet before the top's touch."""
+        covered by the top (game 5336, both recognitions: B's spit KC covered 60 ms later by
+        A's 3S, seen only when A took the 3S back; it was taken for B's spit card put on the
+        3S, the 3S's take-back for one from beneath it, a false F_TAKE_BACK, and the 3S's
+        F_ILLEGAL_RANK on the KC was missed). The spit card's turn, timed a frame before the
+        top's touch and marked ``FOUND_BENEATH`` (the referee judges it in its place, before the
+        top), of the player whose packet visit came last before that touch; then the top's
+        take-back. [] when not so, or when nobody went to their packet before the top's touch."""
         pile = self.state.piles.get(pile_n, [])
         top = pile[-1] if pile else None
         if top is None or top.player is None or top.slot is None \
@@ -2589,7 +2592,7 @@ class Observer:
                 or self._hand_or_tip_was_on(change.zone, top.player.other, since[0]) \
                 or top.player in self._packet_visits(since, change.time):
             return []
-        touched = max((t for (_, card), (t, _) in self._play_times.items() if card == top.card), default=None)
+        touched = self._last_touch(top.card)
         if touched is None:
             return []
         visits = self._packet_visits((touched, -1), touched)
@@ -2628,7 +2631,7 @@ class Observer:
                 or not self._hand_or_tip_was_on(change.zone, top.player, since[0]) \
                 or self._hand_or_tip_was_on(change.zone, player, since[0]):
             return []
-        touched = max((t for (_, card), (t, _) in self._play_times.items() if card == top.card), default=None)
+        touched = self._last_touch(top.card)
         if touched is None or start is None or start >= touched:
             return []
         lifted = self._lift(change, reading, since, pile_n,
@@ -2865,9 +2868,9 @@ class Observer:
         before A's 2S touched there, B's hand over the pile from 0.15 s before the 2S's touch to
         0.05 s after; the take-back, put after the touch, made the 2S legal on the AS: its
         F_ILLEGAL_RANK missed, a false F_TAKE_BACK)."""
-        visit = next(((came, left) for came, left in self._visits(self._pile_zone[pile_n], player)
-                      if came <= lifted <= left), None)
         zone = self._pile_zone[pile_n]
+        visit = next(((came, left) for came, left in self._visits(zone, player)
+                      if came <= lifted <= left), None)
 
         def put_meanwhile(t: float, c: _PileCard) -> bool:  # timed in the visit, its player's hand there
             return visit is not None and visit[0] <= t <= visit[1] and c.player is not None and any(
@@ -3085,10 +3088,9 @@ class Observer:
                     continue
                 if not one_card_read(seen.label, card):
                     continue
-                if unseen is self._card_under_hand and not (
-                        self.state.tops.get(zone) == "back"
-                        and (self._under_hand.get(zone) or (None, None, None))[2] is not None
-                        and self._under_hand[zone][2].label == "empty"):
+                after = self._under_hand.get(zone)  # read there under the hand since
+                gone = self.state.tops.get(zone) == "back" and after is not None and after[2].label == "empty"
+                if unseen is self._card_under_hand and not gone:
                     continue
                 return unseen, zone
         return None
