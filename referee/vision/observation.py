@@ -1529,6 +1529,19 @@ class Observer:
             over = over or any(h.player is player and (slot in h.zones or slot in h.touches) for h in hands)
         return over
 
+    def _came_for(self, player: Player, slot: int, card: str) -> float | None:
+        """When ``player``'s ``slot`` first went busy after ``card`` was last believed there: a
+        hand can have taken it no earlier. None when not known."""
+        zone = self._slot_zone.get((player, slot))
+        if zone is None:
+            return None
+        dep = next((d for d in reversed(self._departures)
+                    if d.player is player and d.slot == slot and d.card == card), None)
+        if dep is not None:
+            return dep.came_t if dep.came_t is not None else dep.since_t
+        spell = self._busy_spell_of((player, slot))
+        return self._first_busy.get(zone, spell[0] if spell is not None else None)
+
     def _reached_t(self, player: Player, slot: int, card: str, until: float) -> float | None:
         """The earliest time a hand can have taken ``card`` from ``player``'s ``slot``, from the
         slot first going busy after the card was last believed there (up to ``until``): the
@@ -1538,16 +1551,8 @@ class Observer:
         card's track that moves earlier followed an arm passing over it (game 5370: A's 2H
         "left" at 10.82 s, with A's arm on its way to the packet; the fingers came 0.6 s later)."""
         zone = self._slot_zone.get((player, slot))
-        if zone is None:
-            return None
-        dep = next((d for d in reversed(self._departures)
-                    if d.player is player and d.slot == slot and d.card == card), None)
-        if dep is not None:
-            came = dep.came_t if dep.came_t is not None else dep.since_t
-        else:
-            spell = self._busy_spell_of((player, slot))
-            came = self._first_busy.get(zone, spell[0] if spell is not None else None)
-        if came is None or not self._hands_seen or self._hands_seen[0][1] > came:
+        came = self._came_for(player, slot, card)
+        if zone is None or came is None or not self._hands_seen or self._hands_seen[0][1] > came:
             return None
         outline = self._slot_outline[zone]
         for _, t, hands in self._hands_seen:
@@ -2616,7 +2621,7 @@ class Observer:
                         source: tuple[Player, int, float | None]) -> list[TableEvent]:
         """A card from a slot of one player's (``source``: player, slot, when it left), read on a
         pile whose top the other played, while only that other's hand (or its tip) was on the
-        pile since it went busy, the card gone from its slot before the top touched: the other
+        pile since it went busy, its slot gone busy for it before the top touched: the other
         took the top back, and the card lay beneath it, put before it (game 5764, both
         recognitions: B's 5H, 0.11 s before A's 7D on pile 2, covered by it, seen only when A
         took the 7D back; it was taken for a card put on the 7D, the 7D's take-back for one from
@@ -2632,7 +2637,8 @@ class Observer:
                 or self._hand_or_tip_was_on(change.zone, player, since[0]):
             return []
         touched = self._last_touch(top.card)
-        if touched is None or start is None or start >= touched:
+        came = self._came_for(player, slot, reading.label)  # (its start, from its slot's settle, may be late)
+        if touched is None or came is None or came >= touched:
             return []
         lifted = self._lift(change, reading, since, pile_n,
                             max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S))
