@@ -724,12 +724,7 @@ class Referee:
         judged that it could depend on. A turn or a move of the other player, in their own
         slots, is not one of them: a play timed by its carry before such a turn judged a frame
         earlier keeps its time (game 5527: A's 8H, touched 0.2 s before B's turn of a QS settled
-        under B's hand, was put after it, 0.28 s late, and counted missed with its fault). An
-        event found beneath what was judged is judged in its place (``FOUND_BENEATH``): it keeps
-        its time (game 5753 with the model: A's 5H, found under A's 3S and timed by its carry
-        before it, was put after the 3S: a false F_TWO_CARDS and F_TAKE_BACK)."""
-        if (ev.evidence or {}).get(FOUND_BENEATH):
-            return -math.inf
+        under B's hand, was put after it, 0.28 s late, and counted missed with its fault)."""
         return max(self._last_t, self._last_stock_t.get(ev.player, -math.inf))
 
     def _read_confidence_of(self, card: Card, player: Player) -> float:

@@ -2628,26 +2628,18 @@ class Observer:
         beneath it, a false F_TAKE_BACK, and the false F_LOST_TOUCH went to B, not A). Its play,
         timed a frame before the top's touch and marked ``FOUND_BENEATH`` (the referee judges
         it in its place, and the arbiter may time it by its carry), then the top's take-back.
-        So too a card of the top's own player whose slot went busy for it before the top's did,
-        only that player's hand on the pile: one hand took both and holds the first beneath the
-        second (game 5753 with the model: A's 5H under A's 3S, placed elsewhere by the follows,
-        found when A took the 3S back, was taken for a card put on the 3S: a false F_TWO_CARDS
-        and F_TAKE_BACK, the 3S's F_TWO_CARDS missed). [] when not so (as
-        :meth:`_uncovered_spit_card` for a spit card)."""
+        [] when not so (as :meth:`_uncovered_spit_card` for a spit card)."""
         player, slot, start = source
         pile = self.state.piles.get(pile_n, [])
         top = pile[-1] if pile else None
-        if top is None or top.player is None or top.slot is None \
+        if top is None or top.player is None or top.slot is None or top.player is player \
                 or not self._hand_or_tip_was_on(change.zone, top.player, since[0]) \
-                or self._hand_or_tip_was_on(change.zone, top.player.other, since[0]):
+                or self._hand_or_tip_was_on(change.zone, player, since[0]):
             return []
         touched = self._last_touch(top.card)
         came = self._came_for(player, slot, reading.label)  # (its start, from its slot's settle, may be late)
         if touched is None or came is None or came >= touched:
             return []
-        top_came = self._came_for(player, top.slot, top.card) if top.player is player else None
-        if top.player is player and (top_came is None or came >= top_came):
-            return []  # (taken after the top: it may have been put on it)
         lifted = self._lift(change, reading, since, pile_n,
                             max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S))
         pile.append(_PileCard(reading.label, player, slot))

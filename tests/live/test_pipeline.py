@@ -220,11 +220,6 @@ def test_a_play_timed_before_a_turn_of_the_other_player_judged_already_keeps_its
     spat_after = judged(b_turn, spit(Player.A, 1, "QD"))  # the spit card at 2.0
     assert spat_after.not_before(play(Player.A)) == spat_after.not_before(play(Player.B)) == 2.0
     assert not own.rejected and not spat_after.rejected
-    # a play found beneath what was judged keeps its time: it is judged in its place (game 5753
-    # with the model: A's 5H under A's 3S, timed by its carry, was put after the 3S)
-    beneath = replace(play(Player.B), evidence={**carried, FOUND_BENEATH: True})
-    [b_play] = given([Arbitrated(beneath)], referee.not_before)
-    assert b_play.event.t == 1.0 and "touch_clamped_from" not in (b_play.event.evidence or {})
 
 
 def second(read_as: float, runner_up: str, runner_up_at: float) -> dict[str, object]:

@@ -1477,36 +1477,6 @@ def test_a_card_from_a_slot_uncovered_by_the_other_player_alone_lay_beneath_the_
     assert back.t > played[0].t and [p.card for p in table.obs.state.piles[2]][-1] == "3S"
 
 
-@pytest.mark.parametrize("taken_first", [True, False])
-def test_a_card_of_the_top_s_own_player_taken_first_uncovered_lay_beneath_the_top(
-        layout: MatLayout, taken_first: bool) -> None:
-    """Game 5753 with the model: A's 5H and 3S in one hand, the 5H put first and covered by the
-    3S (the follows placed the 5H elsewhere), found only when A took the 3S back: it was taken
-    for a card put on the 3S (a false F_TWO_CARDS and F_TAKE_BACK, the 3S's F_TWO_CARDS
-    missed). A card of the top's own player whose slot went busy for it before the top's did,
-    only that player's hand there, lay beneath; one taken after the top may have been put on
-    it, as before."""
-    table = Table(layout)
-    first, second = ("A.stock4", "A.stock1") if taken_first else ("A.stock1", "A.stock4")
-    table.busy_since[first] = table.frame + 1
-    table.idle(2, unsettled=(first,), hands=(hand(Player.A, first),))
-    table.busy_since[second] = table.frame + 1
-    table.idle(2, unsettled=(first, second), hands=(hand(Player.A, first, second),))
-    assert table.frame_with({"A.stock1": "back", "A.stock4": "back"}, unsettled=("pile2",),
-                            hands=(hand(Player.A, "pile2"),)) == []
-    played = table.frame_with({"pile2": "4D"}, hands=(hand(Player.A, "pile2"),), elsewhere=frozenset({"JS"}))
-    assert [(type(e), str(e.card)) for e in played] == [(Play, "4D")]
-    table.idle(10)
-    events = table.frame_with({"pile2": "JS"}, hands=(hand(Player.A, "pile2"),))
-    if not taken_first:
-        assert [(type(e), str(e.card)) for e in events] == [(Play, "JS")]
-        assert FOUND_BENEATH not in (events[0].evidence or {})
-        return
-    assert [(type(e), e.player, str(e.card)) for e in events] == [
-        (Play, Player.A, "JS"), (TakeBack, Player.A, "4D")]
-    assert events[0].t == pytest.approx(played[0].t - 1 / FPS) and (events[0].evidence or {})[FOUND_BENEATH]
-
-
 def test_a_packet_busy_while_only_its_owner_s_hand_reaches_near_it_was_visited(layout: MatLayout) -> None:
     """Game 5237 with the model: B's fingertips slid the spit card off the far end of B's
     packet, covering a fifth of it in no frame; the packet went busy, but the card on pile 2 was
