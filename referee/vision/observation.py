@@ -1992,7 +1992,7 @@ class Observer:
                     came <= change.time and left >= began for came, left in self._visits(change.zone, p))
                     or self._tip_frames(change.zone, p, began, change.time) > 0)
                 self._same_top[change.zone] = (
-                    old, max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S), hands)
+                    old, self._lift_time(change, since), hands)
             if hidden is None or hidden[2].label != "empty" or zone.kind is not ZoneKind.STOCK:
                 # a pile read empty under a hand and showing its top again was hidden by the
                 # hand: a pile is not emptied and dealt the same card again (slap-eval seed
@@ -2411,7 +2411,7 @@ class Observer:
         if depth is not None:
             # lifted a lag before the pile's picture stopped moving, but not before the hand that
             # took it had come: a pile busy only briefly settles just after the lift
-            lifted = max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S)
+            lifted = self._lift_time(change, since)
             if depth == 2:
                 lifted = min(lifted, self._lifted_back(pile_n, pile[-1], change.time))
             if pulled is not None:
@@ -2544,6 +2544,12 @@ class Observer:
                                                    **self._reach_evidence(player, slot, new, change.time))))
         return events
 
+    def _lift_time(self, change: ZoneChange, since: tuple[float, int]) -> float:
+        """When a pile's top was lifted off in ``change`` (busy since ``since``): the take-back lag
+        before the pile's picture stopped moving, but not before ``TAKE_BACK_GRAB_S`` after the
+        hand came."""
+        return max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S)
+
     def _lift(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int], pile_n: int,
               at: float, beneath: bool = False) -> TakeBack:
         """The take-back, at ``at``, of the top of pile ``pile_n`` (taken off the pile), or
@@ -2593,8 +2599,7 @@ class Observer:
         pile = self.state.piles.get(pile_n, [])
         top = pile[-1] if pile else None
         if top is None or top.player is None or top.slot is None \
-                or not self._hand_or_tip_was_on(change.zone, top.player, since[0]) \
-                or self._hand_or_tip_was_on(change.zone, top.player.other, since[0]) \
+                or not self._alone_on(change.zone, top.player, since[0]) \
                 or top.player in self._packet_visits(since, change.time):
             return []
         touched = self._last_touch(top.card)
@@ -2605,8 +2610,7 @@ class Observer:
             return []
         spitter = max(visits, key=lambda p: visits[p])
         self._packet_visit_used[spitter] = visits[spitter]
-        lifted = self._lift(change, reading, since, pile_n,
-                            max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S))
+        lifted = self._lift(change, reading, since, pile_n, self._lift_time(change, since))
         pile.append(_PileCard(reading.label, spitter, None))
         log.info("frame %d: %s shows %s, from no slot, under %s's hand alone: %s taken back, the %s beneath "
                  "it %s's spit card", change.frame, change.zone, reading.label, top.player.value, top.card,
@@ -2633,15 +2637,13 @@ class Observer:
         pile = self.state.piles.get(pile_n, [])
         top = pile[-1] if pile else None
         if top is None or top.player is None or top.slot is None or top.player is player \
-                or not self._hand_or_tip_was_on(change.zone, top.player, since[0]) \
-                or self._hand_or_tip_was_on(change.zone, player, since[0]):
+                or not self._alone_on(change.zone, top.player, since[0]):
             return []
         touched = self._last_touch(top.card)
         came = self._came_for(player, slot, reading.label)  # (its start, from its slot's settle, may be late)
         if touched is None or came is None or came >= touched:
             return []
-        lifted = self._lift(change, reading, since, pile_n,
-                            max(self._touch(change, "take_back"), since[0] + TAKE_BACK_GRAB_S))
+        lifted = self._lift(change, reading, since, pile_n, self._lift_time(change, since))
         pile.append(_PileCard(reading.label, player, slot))
         log.info("frame %d: %s shows %s, from %s's slot %d, under %s's hand alone: %s taken back, the %s "
                  "beneath it", change.frame, change.zone, reading.label, player.value, slot, top.player.value,
@@ -3365,6 +3367,11 @@ class Observer:
     def _hand_or_tip_was_on(self, pile: str, player: Player, since: float) -> bool:
         """A hand of ``player`` was over spit pile ``pile``, or its tip on it, at ``since`` or later."""
         return self._hand_was_over(pile, player, since) or self._tip_was_on(pile, player, since)
+
+    def _alone_on(self, pile: str, player: Player, since: float) -> bool:
+        """Only ``player``'s hand (or its tip) was on spit pile ``pile`` at ``since`` or later."""
+        return self._hand_or_tip_was_on(pile, player, since) and not self._hand_or_tip_was_on(
+            pile, player.other, since)
 
     def _tip_was_on(self, pile: str, player: Player, since: float) -> bool:
         """The tip of a hand of ``player`` lay on spit pile ``pile`` at ``since`` or later (a hand
