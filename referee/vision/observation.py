@@ -735,6 +735,7 @@ class Observer:
             events += self._explain_or_wait(change, reading, since, tracked, settling, read_clear)
             if covered is not None and change.zone in self._under_hand:
                 self._covered_unread[change.zone] = covered
+                self._guessed_under_hand(change, reading, covered)
         events += self._second_looks(tracked, readings, changed)
         events += self._turn_second_looks(tracked, readings, changed)
         events += self._clear_looks(tracked, readings, changed)
@@ -1024,6 +1025,21 @@ class Observer:
         if pile is None or pile.kind is not ZoneKind.PILE or label in FACE_UP_LABELS:
             return False
         return all(p.card != label for p in self.state.piles.get(pile.number or 0, []))
+
+    def _guessed_under_hand(self, change: ZoneChange, reading: ZoneReading, covered: _Unread) -> None:
+        """A back's slot that showed a face-up card not read surely under the hand (``covered``,
+        guessed as a card), then "empty" under it (the hand over the card): the guess is kept as
+        the card read there under the hand (``_card_under_hand``), so that the card read surely
+        later, if it or its twin (``_explain``), is timed from that first change (game 5766 with
+        the model: A's AC, turned at 7.58 s, read "card" at 0.44 under the hand, guess AS, then
+        "empty" under it, then AC at 0.74: timed from the last, 0.63 s late)."""
+        zone = change.zone
+        if reading.label != "empty" or zone not in self._slot_zones or zone in self._card_under_hand \
+                or self.state.tops.get(zone) != "back" or not change.hand_over:
+            return
+        best = covered.likeliest()
+        if best is not None:
+            self._card_under_hand[zone] = (covered.change, covered.since, best)
 
     @staticmethod
     def _guessed_before(covered: _Unread | None, reading: ZoneReading, change: ZoneChange,

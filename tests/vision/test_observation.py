@@ -3144,6 +3144,26 @@ def test_a_card_read_under_the_hand_then_empty_under_it_and_surely_after_is_time
     assert abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9
 
 
+@pytest.mark.parametrize(("after", "timed_first"), [("6S", True), ("6C", True), ("8D", False)])
+def test_a_card_guessed_under_the_hand_then_empty_under_it_is_timed_from_the_guess(
+        layout: MatLayout, after: str, timed_first: bool) -> None:
+    """Game 5766 with the model: A's AC, turned under the hand, read only as a face-up card
+    (guess AS, 0.44), then "empty" under the hand (the hand over it), then AC at 0.74: timed from
+    the last, 0.63 s late. The guess counts as the card read under the hand: the card read
+    surely later, it or its twin, is timed from the first change; another card from its own."""
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    table = Table(layout)
+    assert table.frame_with({"A.stock3": "card"}, confidence=0.44, guess="6C", **under) == []
+    settled_under = table.frame / FPS
+    assert table.frame_with({"A.stock3": "empty"}, confidence=0.75, **under) == []
+    assert table.frame_with({"A.stock3": after}, confidence=0.74, **under) == []
+    table.idle(8)
+    events = table.frame_with({"A.stock3": after}, confidence=0.9)
+    assert [(type(e), str(e.card)) for e in events] == [(Turn, after)]
+    assert (abs(events[0].t - (settled_under - TURN_UNDER_HAND_LAG_S)) < 1e-9) is timed_first
+    assert timed_first or events[0].t > settled_under + 0.1
+
+
 def emptied_slot_1(layout: MatLayout) -> Table:
     """A table where A has played the 4D from slot 1, which lies empty."""
     table = Table(layout)
