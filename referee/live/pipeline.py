@@ -50,7 +50,7 @@ from referee.live.source import Frame
 from referee.players import Player
 from referee.rules import Game, InconsistentEvent, RuleSet
 from referee.rules.game import Judgement, Phase
-from referee.rules.hindsight import FOUND_BENEATH, Hindsight
+from referee.rules.hindsight import FOUND_BENEATH, HINDSIGHT_S, Hindsight
 from referee.rules.table import Origin
 from referee.vision.calibration import Calibration
 from referee.vision.drift import DriftMonitor, DriftState, DriftStatus
@@ -212,6 +212,17 @@ def signals_for(verdict: Verdict | None, calls: Sequence[Call]) -> list[Signal]:
     return out
 
 
+@dataclass(frozen=True)
+class _Refused:
+    """An event the engine refused, kept to be judged again should a card found beneath events
+    change what it was judged against; ``renamed``: (zone, read, believed) when the observer
+    was told to believe the slot's earlier card (``believed``) instead of the one read."""
+
+    event: TableEvent
+    why: InconsistentEvent
+    renamed: tuple[str, str, str] | None = None
+
+
 @dataclass
 class StepResult:
     frame: int
@@ -272,6 +283,7 @@ class Referee:
         self.drift_every = drift_every
         self.records: list[Record] = []
         self.rejected: list[InconsistentEvent] = []
+        self._refused: list[_Refused] = []  # the last HINDSIGHT_S of refused events
         self.camera_moved = False
         self._prelude = list(prelude)
         self._started = False
@@ -446,6 +458,12 @@ class Referee:
         if judged is None:
             return
         self._record(judged[0], judged[1], result, quiet, item)
+        self._give_revised(ev, result, quiet)
+        if (ev.evidence or {}).get(FOUND_BENEATH):
+            self._judge_refused_again(judged[0], result, quiet)
+
+    def _give_revised(self, ev: TableEvent, result: StepResult, quiet: bool) -> None:
+        """The verdicts given anew after ``ev`` was judged in its place."""
         revised, self._revised = self._revised, []
         for verdict in revised:
             log.info("frame %s: event %d judged again: %s", ev.frame, verdict.event, verdict.message)
@@ -454,6 +472,34 @@ class Referee:
             if self.board is not None and not quiet:
                 for sig in signals_for(verdict, []):
                     self.board.signal(sig)
+
+    def _judge_refused_again(self, found: TableEvent, result: StepResult, quiet: bool) -> None:
+        """The events refused since ``found``'s time, judged again (in time order, each in its
+        place) now that ``found``, a card found beneath judged events, has been judged: they
+        were refused against a game without it (game 5764 with the model: B's 5H, played from
+        slot 2 and found beneath A's 7D 1.7 s later; B's turn of the 2S in slot 2 before that was
+        refused, the slot's 5H face up for the engine, and the turn given 4 s late). Those
+        judged are given as they come; the observer, told to believe the slot's earlier card,
+        believes the turn's again, and they are no longer counted refused. The rest stay refused."""
+        for refused in sorted((r for r in self._refused if r.event.t > found.t), key=lambda r: r.event.t):
+            ev = refused.event
+            if self.hindsight.covers(ev):
+                judged = self._judged_in_place(ev, result)
+                if judged is None:
+                    continue
+            else:
+                try:
+                    judged = ev, self.hindsight.apply(self.game, ev)
+                except InconsistentEvent:
+                    continue
+            self._refused.remove(refused)
+            self.rejected.remove(refused.why)
+            log.info("frame %s: %s judged again after %s found beneath: given", ev.frame, ev.kind, found.kind)
+            if refused.renamed is not None:
+                zone, read, believed = refused.renamed
+                self.observer.rename(zone, believed, read)
+            self._record(judged[0], judged[1], result, quiet)
+            self._give_revised(ev, result, quiet)
 
     def _doubtful_rank(self, ev: TableEvent, result: StepResult) -> TableEvent:
         """A play the engine would find off in rank, whose card was read less surely than
@@ -546,6 +592,7 @@ class Referee:
             except InconsistentEvent:
                 pass
         correction = correction_for(self.game, ev, rejected.message)
+        renamed = None
         if correction is not None:
             old, new = self._read_confidence_of(correction.was, ev.player), _read_confidence(ev)
             if new > old:
@@ -567,9 +614,12 @@ class Referee:
                 # turn refused, the observer kept the KS, and the AS's play, put under B's AD, was
                 # refused as a play of the KS: the F_LOST_TOUCH lost, three false faults after)
                 self.observer.rename(zone, str(ev.card), str(correction.was))
+                renamed = (zone, str(ev.card), str(correction.was))
         log.warning("frame %s: %s", ev.frame, rejected)
         result.rejected.append(rejected)
         self.rejected.append(rejected)
+        self._refused = [r for r in self._refused if r.event.t >= ev.t - HINDSIGHT_S]
+        self._refused.append(_Refused(ev, rejected, renamed))
         return None
 
     def _judged_in_place(self, ev: TableEvent, result: StepResult) -> tuple[TableEvent, Judgement] | None:

@@ -28,7 +28,7 @@ from referee.events import (
     Turn,
     Verdict,
 )
-from referee.live.pipeline import Referee, correction_for, signals_for
+from referee.live.pipeline import Referee, StepResult, correction_for, signals_for
 from referee.live.source import open_video
 from referee.players import Player
 from referee.rules.hindsight import FOUND_BENEATH
@@ -36,6 +36,7 @@ from referee.sim.oracle import TruthZoneReader, game_so_far
 from referee.sim.truth import read_events
 from referee.vision.calibration import load_calibration
 from referee.vision.observation import Observer
+from referee.vision.tracking import TrackedFrame
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -342,6 +343,30 @@ def test_a_card_found_beneath_judged_events_is_judged_in_its_place_and_their_ver
         assert [str(c.card) for c in referee.game.piles[1].cards] == ["5D", "6S", "7C"]
 
 
+def test_an_event_refused_before_a_card_found_beneath_is_judged_again_after_it() -> None:
+    """Game 5764 with the model: B's 5H, played from slot 2, was found beneath A's 7D only
+    when the 7D was taken back; B's turn of the 2S in slot 2 before that was refused (the 5H
+    face up there for the engine) and given 4 s late. Judged again once the 5H's play is judged
+    in its place, it is given; a turn that still cannot be stays refused."""
+    a_turn = Turn(t=1.0, player=Player.A, slot=2, card=Card.parse("6S"), evidence=read(0.9))
+    b_turn = Turn(t=1.5, player=Player.B, slot=1, card=Card.parse("7C"), evidence=read(0.9))
+    seven = Play(t=3.05, player=Player.B, slot=1, pile=1, card=Card.parse("7C"), evidence=read(0.9))
+    six = Play(t=3.0, player=Player.A, slot=2, pile=1, card=Card.parse("6S"), evidence={FOUND_BENEATH: True})
+    for card, given in (("9H", True), ("7C", False)):  # the 7C lies on the pile: impossible
+        again = Turn(t=3.5, player=Player.A, slot=2, card=Card.parse(card), evidence=read(0.6))
+        referee = judged(a_turn, b_turn, spit(Player.A, 1, "5D"), spit(Player.B, 2, "3H"), seven, again)
+        assert len(referee.rejected) == 1 and str(referee.game.sides[Player.A].stock[1].top) == "6S"
+        referee._judge(six, StepResult(9, 3.6, TrackedFrame(9, 3.6, {}, (), ())))
+        assert (again in referee.records) is given and len(referee.rejected) == (0 if given else 1)
+        top = referee.game.sides[Player.A].stock[1].top
+        assert str(top) == card if given else top is None and referee.game.sides[Player.A].stock[1].turnable
+        if given:
+            i = referee.records.index(again)
+            verdict = referee.records[i + 1]
+            assert isinstance(verdict, Verdict) and verdict.outcome is Outcome.LEGAL
+            assert referee.records.index(six) < i
+
+
 def off_in_rank(read_as: float, runner_up: str, runner_up_at: float = 0.5) -> Referee:
     """A's 7H, read so in its slot (at 0.6) and on pile 1 (``read_as``, then ``runner_up`` at
     ``runner_up_at``), played onto the spit card 5D."""
@@ -516,7 +541,7 @@ def test_what_the_follows_found_goes_with_a_pile_s_change() -> None:
     what the follows found of the other cards goes with the pile's change."""
     from referee.live.arbitrate import Landing
     from referee.live.pipeline import _with_landing
-    from referee.vision.tracking import TrackedFrame, ZoneChange
+    from referee.vision.tracking import ZoneChange
 
     landing = Landing("pile2", "JC", "A.stock1", 854, 28.47, 0.84, elsewhere=frozenset({"2S"}),
                       beneath=frozenset({"JD"}))
@@ -535,7 +560,7 @@ def test_a_pile_settled_as_usual_gets_the_cards_the_follows_place_elsewhere() ->
     change settled by a carried landing keeps its own."""
     from types import SimpleNamespace
 
-    from referee.vision.tracking import TrackedFrame, ZoneChange
+    from referee.vision.tracking import ZoneChange
 
     arbiter = SimpleNamespace(elsewhere_than=lambda zone: frozenset({"6C"} if zone == "pile2" else ()))
     pile = ZoneChange("pile2", 511, 17.03, True, True, 503, 20.0, True, 509, 16.97)
@@ -555,7 +580,7 @@ def test_a_carried_card_read_under_another_top_lies_beneath_it() -> None:
     from referee.live.arbitrate import Landing
     from referee.live.pipeline import _under_the_read_top
     from referee.vision.observation import ZoneReading
-    from referee.vision.tracking import TrackedFrame, ZoneChange
+    from referee.vision.tracking import ZoneChange
 
     carried = ZoneChange("pile2", 349, 11.63, True, True, 339, 30.0, True, 346, 11.53, carried=True,
                          beneath=frozenset({"8D"}))
