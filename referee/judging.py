@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from referee.events import Call, GameStart, Record, TableEvent, Verdict
 from referee.rules import Game, GameOutcome, InconsistentEvent, Judgement, RuleSet
-from referee.rules.hindsight import FOUND_BENEATH, Hindsight
+from referee.rules.hindsight import Hindsight, judged_in_place
 
 
 @dataclass
@@ -62,7 +62,7 @@ def judge_records(records: Iterable[Record], line_numbers: list[int] | None = No
     records = list(records)
     # the engine's states are kept only for a log with an event found beneath judged ones (a
     # copy of the state, about 1 ms, per event would slow `check` of many self-played games)
-    marked = any(isinstance(r, TableEvent) and (r.evidence or {}).get(FOUND_BENEATH) for r in records)
+    marked = any(isinstance(r, TableEvent) and judged_in_place(r) for r in records)
     hindsight = Hindsight() if marked else None
     current: JudgedGame | None = None
     game: Game | None = None
@@ -100,11 +100,12 @@ def judge_records(records: Iterable[Record], line_numbers: list[int] | None = No
 def _judge(hindsight: Hindsight | None, game: Game, event: TableEvent
            ) -> tuple[Judgement, tuple[Verdict, ...], Game]:
     """``event``'s judgement, the verdicts given anew and the state after: an event found beneath
-    events already judged (``found_beneath`` in its evidence) is judged in its place, as the
-    referee judged it (:mod:`referee.rules.hindsight`); when it cannot be, as it comes."""
+    events already judged (``found_beneath`` in its evidence), or refused until such an event
+    was judged (``refused_until``), is judged in its place, as the referee judged it
+    (:mod:`referee.rules.hindsight`); when it cannot be, as it comes."""
     if hindsight is None:
         return game.apply(event), (), game
-    if (event.evidence or {}).get(FOUND_BENEATH):
+    if judged_in_place(event):
         try:
             late = hindsight.judge_in_place(game, event)
         except InconsistentEvent:

@@ -50,7 +50,7 @@ from referee.live.source import Frame
 from referee.players import Player
 from referee.rules import Game, InconsistentEvent, RuleSet
 from referee.rules.game import Judgement, Phase
-from referee.rules.hindsight import FOUND_BENEATH, HINDSIGHT_S, Hindsight
+from referee.rules.hindsight import FOUND_BENEATH, HINDSIGHT_S, REFUSED_UNTIL, Hindsight
 from referee.rules.table import Origin
 from referee.vision.calibration import Calibration
 from referee.vision.drift import DriftMonitor, DriftState, DriftStatus
@@ -479,10 +479,12 @@ class Referee:
         were refused against a game without it (game 5764 with the model: B's 5H, played from
         slot 2 and found beneath A's 7D 1.7 s later; B's turn of the 2S in slot 2 before that was
         refused, the slot's 5H face up for the engine, and the turn given 4 s late). Those
-        judged are given as they come; the observer, told to believe the slot's earlier card,
+        judged are given as they come, marked ``refused_until`` (so that ``check`` judges them in
+        their place too); the observer, told to believe the slot's earlier card,
         believes the turn's again, and they are no longer counted refused. The rest stay refused."""
+        until = f"{found.kind} of {getattr(found, 'card', '')} by {found.player}"
         for refused in sorted((r for r in self._refused if r.event.t > found.t), key=lambda r: r.event.t):
-            ev = refused.event
+            ev = replace(refused.event, evidence={**(refused.event.evidence or {}), REFUSED_UNTIL: until})
             if self.hindsight.covers(ev):
                 judged = self._judged_in_place(ev, result)
                 if judged is None:

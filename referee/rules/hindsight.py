@@ -26,6 +26,17 @@ from referee.rules.game import Game, Judgement
 #: cards on it were taken back): it is to be judged in its place (:meth:`Hindsight.judge_in_place`).
 FOUND_BENEATH = "found_beneath"
 
+#: The evidence key of a table event the engine refused, judged again after an event found
+#: beneath changed what it had been judged against (its value: that event's kind and card): it
+#: too is judged in its place (``referee.live.pipeline.Referee._judge_refused_again``).
+REFUSED_UNTIL = "refused_until"
+
+
+def judged_in_place(event: TableEvent) -> bool:
+    """Whether ``event`` is to be judged in its place (:meth:`Hindsight.judge_in_place`)."""
+    evidence = event.evidence or {}
+    return bool(evidence.get(FOUND_BENEATH) or evidence.get(REFUSED_UNTIL))
+
 #: How far back (seconds of table time before the newest judged event) the states are kept.
 #: The cards found beneath judged events in the evaluation games were found 1.4-2.5 s later.
 HINDSIGHT_S = 10.0

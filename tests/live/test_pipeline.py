@@ -28,6 +28,7 @@ from referee.events import (
     Turn,
     Verdict,
 )
+from referee.judging import judge_records
 from referee.live.pipeline import Referee, StepResult, correction_for, signals_for
 from referee.live.source import open_video
 from referee.players import Player
@@ -357,14 +358,19 @@ def test_an_event_refused_before_a_card_found_beneath_is_judged_again_after_it()
         referee = judged(a_turn, b_turn, spit(Player.A, 1, "5D"), spit(Player.B, 2, "3H"), seven, again)
         assert len(referee.rejected) == 1 and str(referee.game.sides[Player.A].stock[1].top) == "6S"
         referee._judge(six, StepResult(9, 3.6, TrackedFrame(9, 3.6, {}, (), ())))
-        assert (again in referee.records) is given and len(referee.rejected) == (0 if given else 1)
+        turns = [r for r in referee.records if isinstance(r, Turn) and r.t == again.t]
+        assert len(turns) == given and len(referee.rejected) == (0 if given else 1)
         top = referee.game.sides[Player.A].stock[1].top
         assert str(top) == card if given else top is None and referee.game.sides[Player.A].stock[1].turnable
         if given:
-            i = referee.records.index(again)
+            i = referee.records.index(turns[0])
             verdict = referee.records[i + 1]
             assert isinstance(verdict, Verdict) and verdict.outcome is Outcome.LEGAL
             assert referee.records.index(six) < i
+            assert turns[0].evidence == {**read(0.6), "refused_until": "play of 6S by A"}
+            # ``check`` judges the log so too
+            (log_judged,) = judge_records(referee.records)
+            assert not log_judged.errors and str(log_judged.final_state.sides[Player.A].stock[1].top) == card
 
 
 def off_in_rank(read_as: float, runner_up: str, runner_up_at: float = 0.5) -> Referee:
