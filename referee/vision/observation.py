@@ -387,6 +387,9 @@ class _HandSeen:
     anchor_before: tuple[float, float] | None = None  # ``anchor`` before the tip last moved
     moved_at: float = 0.0  # when the tip last moved
     joined_from: float | None = None  # when its arm joined the other player's (None: not joined now)
+    # when the pile, busy as the hand came, settled under it (None: busy now, or not yet busy)
+    settled_from: float | None = None
+    busy_seen: bool = False  # the pile went busy while the hand lay on it
 
 
 @dataclass
@@ -3616,11 +3619,15 @@ class Observer:
                 # has gone until the pile is read, and a card read there then was a play; game
                 # 5547 with the model: pile 2 read unsurely under the two arms, the F_EARLY_SLAP
                 # missed)
+                if obs is not None and not obs.settled:
+                    seen.busy_seen, seen.settled_from = True, None
+                elif seen.busy_seen and seen.settled_from is None:
+                    seen.settled_from = tracked.time
                 if (not seen.slapped and seen.still_s is None
-                        and tracked.time - seen.still_from >= EARLY_SLAP_STILL_S
+                        and tracked.time - _still_since(seen) >= EARLY_SLAP_STILL_S
                         and obs is not None and obs.settled
                         and not any(change.zone == zone for change, _, _ in self._waiting)):
-                    seen.still_s = round(tracked.time - seen.still_from, 3)
+                    seen.still_s = round(tracked.time - _still_since(seen), 3)
         keep = []
         for key, seen, left, pile_ok in self._early_pending:
             zone = self._pile_zone[key[0]]
@@ -3807,6 +3814,15 @@ def _alike(first: str, then: str) -> bool:
         return False
     a, b = Card.parse(first), Card.parse(then)
     return a.rank == b.rank or a.suit == b.suit
+
+
+def _still_since(seen: _HandSeen) -> float:
+    """Since when a hand on a spit pile during play has lain still: its tip where it came to
+    rest, or the pile, gone busy as it came, settled under it since (the tip, the hand's
+    furthest point into the mat, can jump between fingers of a still hand: game 5801, both
+    recognitions, B's tip 29 mm aside after 0.3 s while the pile under it stayed settled 0.43 s;
+    the F_EARLY_SLAP was missed)."""
+    return seen.still_from if seen.settled_from is None else min(seen.still_from, seen.settled_from)
 
 
 def _hints_at(readings: Sequence[ZoneReading], label: str) -> bool:

@@ -3301,6 +3301,31 @@ def test_a_hand_that_lay_still_on_a_pile_during_play_is_an_early_slap(layout: Ma
     assert clear_again(table, "pile1", as_before=True) == []  # one slap per visit
 
 
+@pytest.mark.parametrize("pile_busy_first", [True, False])
+def test_a_still_hand_whose_tip_jumps_while_its_pile_stays_settled_is_an_early_slap(
+        layout: MatLayout, pile_busy_first: bool) -> None:
+    """Game 5801, both recognitions: B's hand lay on pile 2 for 0.55 s during play, its tip (the
+    hand's furthest point into the mat) 29 mm aside after 0.3 s while the pile, busy as the hand
+    came, stayed settled under it: neither rest lasted ``EARLY_SLAP_STILL_S`` and the F_EARLY_SLAP
+    was missed. The pile settled under the hand counts as the hand still. A pile that never went
+    busy under the hand (a hand at its edge) does not."""
+    table = Table(layout)
+    came = (table.frame + 1) / FPS
+    rest = round(0.3 * FPS)
+    if pile_busy_first:
+        assert [ev for _ in range(3) for ev in table.frame_with(
+            hands=(hand_at(Player.A, (300.0, 200.0), "pile1"),), unsettled=("pile1",))] == []
+    assert frames_of(table, rest, (hand_at(Player.A, (300.0, 200.0), "pile1"),)) == []
+    assert frames_of(table, rest, (hand_at(Player.A, (329.0, 198.0), "pile1"),)) == []
+    assert frames_of(table, 3, ()) == []
+    events = clear_again(table, "pile1", as_before=True)
+    events += frames_of(table, round(EARLY_SLAP_SLOTS_S * FPS), ())
+    assert [(type(e), e.player, e.pile) for e in events] == ([(Slap, Player.A, 1)] if pile_busy_first else [])
+    if pile_busy_first:
+        assert abs(events[0].t - (came + SLAP_LEAD_S)) < 1e-9
+        assert events[0].evidence["still_s"] >= EARLY_SLAP_STILL_S
+
+
 def test_a_hand_that_carried_a_card_from_a_slot_made_no_slap(layout: MatLayout) -> None:
     table = Table(layout)
     # a card put down and taken back under a still hand, never read: the pile looks as before,
