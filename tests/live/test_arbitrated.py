@@ -501,6 +501,35 @@ def test_a_card_underneath_takes_its_touch_from_its_carry_well_before_the_observ
     assert not arbiter._usable(estimate(1.6), replace(play, evidence={"since_t": 1.8}), now)  # busy briefly
 
 
+def test_a_move_whose_slot_was_busy_long_takes_even_a_poor_contact_within_the_busy_spell() -> None:
+    """Game 5775, both recognitions: B's 2H moved to slot 1, B's hand over it 0.5 s after the
+    card landed; its contact (quality 0.018, 0.06 s early) was too poor to use, and the move,
+    timed from the slot's settle, came 0.37 s late. A move whose slot was busy long takes a
+    poor contact within that busy spell after the card left; a play does not, nor a move whose
+    slot was busy briefly, nor a contact outside the spell."""
+    from referee.cards import Card
+    from referee.events import Move
+    from referee.live.arbitrate import Arbiter, _Estimate
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    arbiter = Arbiter(ZoneTracker(load_calibration(FIXTURES / "exchange" / "calibration.yaml")))
+    now = TrackedFrame(100, 3.3, {}, (), ())
+    move = Move(t=2.0, frame=99, player=Player.B, start=1.0, from_slot=2, to_slot=1, card=Card.parse("2H"),
+                evidence={"since_t": 1.4})
+    play = Play(t=2.0, frame=99, player=Player.B, start=1.0, slot=2, pile=1, card=Card.parse("2H"),
+                evidence={"since_t": 1.4})
+
+    def poor(t: float, left: float = 1.0) -> _Estimate:
+        return _Estimate(ar.ContactEstimate(t, 0.02, 12, 0.02, "test"), left=left)
+
+    assert arbiter._usable(poor(1.6), move, now)
+    assert not arbiter._usable(poor(1.6), play, now)
+    assert not arbiter._usable(poor(1.6), replace(move, evidence={"since_t": 1.8}), now)  # busy briefly
+    assert not arbiter._usable(poor(1.3), move, now)  # before the slot went busy
+    assert not arbiter._usable(poor(2.1), move, now)  # after the settle
+    assert not arbiter._usable(poor(1.6, left=1.55), move, now)  # too soon after it left
+
+
 def test_a_play_seen_late_takes_its_carry_when_its_card_lay_on_the_pile_before_the_busy_spell() -> None:
     """Model seed 6056: the pile's settle after the last card landed was misread, and the play
     was given only when the pile settled again under the slapping hands, 0.5 s late. Its
