@@ -31,15 +31,15 @@ FOUND_BENEATH = "found_beneath"
 #: too is judged in its place (``referee.live.pipeline.Referee._judge_refused_again``).
 REFUSED_UNTIL = "refused_until"
 
+#: How far back (seconds of table time before the newest judged event) the states are kept.
+#: The cards found beneath judged events in the evaluation games were found 1.4-2.5 s later.
+HINDSIGHT_S = 10.0
+
 
 def judged_in_place(event: TableEvent) -> bool:
     """Whether ``event`` is to be judged in its place (:meth:`Hindsight.judge_in_place`)."""
     evidence = event.evidence or {}
     return bool(evidence.get(FOUND_BENEATH) or evidence.get(REFUSED_UNTIL))
-
-#: How far back (seconds of table time before the newest judged event) the states are kept.
-#: The cards found beneath judged events in the evaluation games were found 1.4-2.5 s later.
-HINDSIGHT_S = 10.0
 
 
 @dataclass(frozen=True)
