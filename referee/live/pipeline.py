@@ -508,8 +508,12 @@ class Referee:
         ``DOUBTFUL_RANK`` both in its slot and on the pile, while its runner-up, read on the pile
         at least ``DOUBTFUL_RUNNER_UP_SHARE`` as surely, fits the pile (and is nowhere the engine
         knows): the slot is corrected to the runner-up (a ``correct`` record) and the play becomes
-        it. A fault resting on a likely misread is not called."""
-        if not isinstance(ev, Play) or self.game.phase is not Phase.PLAYING:
+        it. A fault resting on a likely misread is not called. Not a card found underneath
+        another: the pile's reading is of the card on it (game 5814 with the model: B's 8S,
+        under B's AH, took the AH's runner-up AD, and its F_ILLEGAL_RANK became a false
+        F_TAKE_BACK and F_BAD_MOVE)."""
+        if not isinstance(ev, Play) or self.game.phase is not Phase.PLAYING \
+                or (ev.evidence or {}).get("underneath") is True:
             return ev
         stock = self.game.sides[ev.player].stock
         top = self.game.piles[ev.pile].top if ev.pile in self.game.piles else None

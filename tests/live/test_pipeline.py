@@ -402,6 +402,20 @@ def test_a_play_off_in_rank_read_surely_or_with_no_likely_fitting_runner_up_is_a
         assert [r.code for r in referee.records if isinstance(r, Verdict) and r.code] == ["F_ILLEGAL_RANK"]
 
 
+def test_a_card_found_underneath_off_in_rank_does_not_take_the_pile_s_runner_up() -> None:
+    """Game 5814 with the model: B's 8S and AH in one hand onto the 2D; the 8S, found
+    underneath (its identity from its slot), carried the pile's reading of the AH on top (0.747,
+    runner-up AD 0.576) and took that runner-up, which fits the 2D: its F_ILLEGAL_RANK became a
+    false F_TAKE_BACK and F_BAD_MOVE. The pile's reading is not of a card underneath."""
+    slot = Turn(t=1.0, player=Player.A, slot=1, card=Card.parse("7H"), evidence=second(0.6, "6H", 0.3))
+    play = Play(t=3.0, player=Player.A, slot=1, pile=1, card=Card.parse("7H"),
+                evidence={**second(0.8, "6H", 0.5), "zone": "pile1", "underneath": True})
+    referee = judged(slot, spit(Player.A, 1, "5D"), spit(Player.B, 2, "3H"), play)
+    assert not any(isinstance(r, Correction) for r in referee.records)
+    assert [r.code for r in referee.records if isinstance(r, Verdict) and r.code] == ["F_ILLEGAL_RANK"]
+    assert str(referee.game.piles[1].cards[-1].card) == "7H"
+
+
 def on_a_spit_card_read_as(read_as: float, runner_up: str, runner_up_at: float) -> Referee:
     """B's spit card on pile 2 read as KS (``read_as``, then ``runner_up`` at ``runner_up_at``),
     and B's 2H, read surely in its slot and on the pile, played onto it."""
