@@ -391,6 +391,15 @@ class _HandSeen:
     settled_from: float | None = None
     busy_seen: bool = False  # the pile went busy while the hand lay on it
 
+    @property
+    def still_since(self) -> float:
+        """Since when the hand (on a spit pile during play) has lain still: its tip where it came
+        to rest, or the pile, gone busy as it came, settled under it since (the tip, the hand's
+        furthest point into the mat, can jump between fingers of a still hand: game 5801, both
+        recognitions, B's tip 29 mm aside after 0.3 s while the pile under it stayed settled
+        0.43 s; the F_EARLY_SLAP was missed)."""
+        return self.still_from if self.settled_from is None else min(self.still_from, self.settled_from)
+
 
 @dataclass
 class ObserverState:
@@ -3624,10 +3633,10 @@ class Observer:
                 elif seen.busy_seen and seen.settled_from is None:
                     seen.settled_from = tracked.time
                 if (not seen.slapped and seen.still_s is None
-                        and tracked.time - _still_since(seen) >= EARLY_SLAP_STILL_S
+                        and tracked.time - seen.still_since >= EARLY_SLAP_STILL_S
                         and obs is not None and obs.settled
                         and not any(change.zone == zone for change, _, _ in self._waiting)):
-                    seen.still_s = round(tracked.time - _still_since(seen), 3)
+                    seen.still_s = round(tracked.time - seen.still_since, 3)
         keep = []
         for key, seen, left, pile_ok in self._early_pending:
             zone = self._pile_zone[key[0]]
@@ -3814,15 +3823,6 @@ def _alike(first: str, then: str) -> bool:
         return False
     a, b = Card.parse(first), Card.parse(then)
     return a.rank == b.rank or a.suit == b.suit
-
-
-def _still_since(seen: _HandSeen) -> float:
-    """Since when a hand on a spit pile during play has lain still: its tip where it came to
-    rest, or the pile, gone busy as it came, settled under it since (the tip, the hand's
-    furthest point into the mat, can jump between fingers of a still hand: game 5801, both
-    recognitions, B's tip 29 mm aside after 0.3 s while the pile under it stayed settled 0.43 s;
-    the F_EARLY_SLAP was missed)."""
-    return seen.still_from if seen.settled_from is None else min(seen.still_from, seen.settled_from)
 
 
 def _hints_at(readings: Sequence[ZoneReading], label: str) -> bool:
