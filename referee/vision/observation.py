@@ -2362,6 +2362,7 @@ class Observer:
         """A spit pile's change from ``old`` to ``new``; ``seen_back``: a take-back doubted
         before, now given since its card shows in its slot again (``_take_back_seen_in_slot``)."""
         pile = self.state.piles.setdefault(pile_n, [])
+        shown = old  # the top believed before this change
         self._doubted_take_backs.pop(change.zone, None)
         t = self._touch(change)
         over = self.round_over or self._was_over(change.frame)
@@ -2530,6 +2531,13 @@ class Observer:
                         change, replace(reading, label=pile[-2].card, runner_up=new,
                                         runner_up_confidence=reading.confidence), since,
                         GUESS_HINT_CONFIDENCE)
+                if not events and self._face_up_elsewhere(new, change.zone):
+                    # the card read lies face up, still, in a slot: one card lies in one place,
+                    # and the pile keeps its top (game 5848 with the model: pile 1's JS read 10S
+                    # at 0.45-0.52 once A's hand had gone, the 10S lying in A's slot 5; taken for
+                    # the pile's top, A's 10S played there 1.3 s later changed nothing, and six
+                    # plays onto the 10S were judged on the JS: six false F_ILLEGAL_RANK)
+                    self.state.tops[change.zone] = shown
                 return events
             pile.append(_PileCard(new, spitter, None))
             # a hand that lingers on the pile after putting the card down settles it late: the

@@ -1367,6 +1367,23 @@ def test_a_card_moved_to_an_empty_slot_and_a_spit_card(layout: MatLayout) -> Non
     assert isinstance(spit[0], SpitTurn) and spit[0].player is Player.B
 
 
+def test_a_pile_read_as_a_card_lying_still_in_a_slot_keeps_its_top(layout: MatLayout) -> None:
+    """Game 5848 with the model: pile 1's JS read 10S at 0.45-0.52 once the hand had gone, the
+    10S lying face up in A's slot 5: not explained, yet taken for the pile's top, so that A's
+    10S played there 1.3 s later changed nothing (six false F_ILLEGAL_RANK after it). One card
+    lies in one place: the pile keeps its top, and the card's play is found when it comes."""
+    table = Table(layout)
+    assert table.frame_with({"pile1": "4D"}, confidence=0.5, runner_up=("5D", 0.16)) == []
+    assert table.obs.believed_tops()["pile1"] == "5D"
+    table.idle(10)
+    assert table.frame_with({"A.stock1": "back"}, hands=(hand(Player.A, "A.stock1"),)) == []
+    events = table.frame_with({"pile1": "4D"}, hands=(hand(Player.A, "pile1"),))
+    assert [(type(e), e.player, e.slot, str(e.card)) for e in events] == [(Play, Player.A, 1, "4D")]
+    # a card from no slot, not explained, is still taken for the top (what it is may come later)
+    assert table.frame_with({"pile2": "2H"}) == []
+    assert table.obs.believed_tops()["pile2"] == "2H"
+
+
 def test_what_is_read_under_a_hand_is_believed_only_when_sure(layout: MatLayout) -> None:
     table = Table(layout)
     assert table.frame_with({"pile1": "empty"}, hand_over=True) == []  # the hand hides the pile
