@@ -358,6 +358,10 @@ class Arbiter:
         self._small = ViewRing(self.s.small_history_frames)
         self._hand_masks = ViewRing(self.s.small_history_frames)  # the tracker's hand cells, view by view
         self._faces: dict[str, deque[_Face]] = {}
+        #: faces cut under a hand: a slot settled with a hand over it, showing a card the
+        #: observer read there, as the hand moved again (used when no clear face shows the card)
+        self._covered_faces: dict[str, deque[_Face]] = {}
+        self._ok_covered: dict[str, bool] = {}
         #: when each card was last taken back from a pile (to its slot; the last few times): a
         #: face of it cut before shows it before its first play, and its follow that play's carry
         self._taken_back: dict[str, deque[float]] = {}
@@ -401,7 +405,16 @@ class Arbiter:
                     if kept is not None and kept[0] == k:
                         face.follow = ar.CardFollow(kept[2], kept[1], face.template, self.geo)
                     self._faces.setdefault(zid, deque(maxlen=self.s.faces_per_slot)).append(face)
+            under = obs is not None and obs.settled and obs.covered and obs.occupied
+            if self._ok_covered.get(zid) and not under and not ok and self._prev is not None:
+                label = tops.get(zid, "")
+                if label not in ("", "empty", "back", "card"):
+                    k, tk, before = self._prev
+                    face = _Face(k, tk, label, ar.slot_template(before, self.layout.zone(zid), self.geo,
+                                                                label=label))
+                    self._covered_faces.setdefault(zid, deque(maxlen=self.s.faces_per_slot)).append(face)
             self._ok[zid] = ok
+            self._ok_covered[zid] = under
         self._grey.append(frame, t, grey)
         self._small.append(frame, t, small)
         cells = tracker.hand_cells()
@@ -806,12 +819,28 @@ class Arbiter:
         """:meth:`_face`'s face, then the face of the same card cut before it, if there is one
         within ``face_retry_s`` (to try when the first gives no usable contact); or why there
         is none."""
-        faces = self._faces.get(f"{player}.stock{slot}")
-        if not faces:
+        zone = f"{player}.stock{slot}"
+        faces = self._faces.get(zone)
+        under_hand = self._covered_faces.get(zone)
+        if not faces and not under_hand:
             return f"no view of {player}'s slot {slot} before the card left"
         returned = max((t for t in self._taken_back.get(card, ()) if t < before), default=-math.inf)
+        found = self._latest_showing(faces or (), card, before, returned)
+        if not found and returned > -math.inf and any(
+                f.time < before and one_card_read(f.label, card) for f in faces or ()):
+            return f"no view of {player}'s slot {slot} showing {card} since it was taken back"
+        # never clear of a hand since it showed (turned under the hand and played at once):
+        # its view under the hand (game 5841, both recognitions: B's 8C, turned and carried to
+        # pile 1 under the hand, timed from the pile's settle 0.26 s late)
+        found = found or self._latest_showing(under_hand or (), card, before, returned)
+        return found or f"no view of {player}'s slot {slot} showing {card} before the card left"
+
+    def _latest_showing(self, faces: Iterable[_Face], card: str, before: float, returned: float
+                        ) -> list[_Face]:
+        """Of ``faces`` (oldest first), the latest showing ``card`` cut before ``before`` and
+        after ``returned``, then the one before it if cut within ``face_retry_s``."""
         found: list[_Face] = []
-        for face in reversed(faces):
+        for face in reversed(list(faces)):
             if face.time < before and one_card_read(face.label, card):
                 if face.time < returned:
                     break
@@ -820,10 +849,7 @@ class Arbiter:
                 found.append(face)
                 if len(found) == 2:
                     break
-        if not found and returned > -math.inf and any(
-                f.time < before and one_card_read(f.label, card) for f in faces):
-            return f"no view of {player}'s slot {slot} showing {card} since it was taken back"
-        return found or f"no view of {player}'s slot {slot} showing {card} before the card left"
+        return found
 
     def _estimate(self, player: Player, slot: int, card: str, before: float, toward: tuple[float, float]
                   ) -> _Estimate:

@@ -1215,3 +1215,48 @@ def test_a_track_that_moves_before_a_hand_reached_the_card_s_slot_is_not_the_car
     # no reach known (the hands of that time no longer remembered): the track stands
     unknown = replace(play, evidence={"underneath": True})
     assert _moved_after_reach(early, unknown) is early
+
+
+def test_a_card_never_clear_of_the_hand_since_it_showed_is_followed_from_its_view_under_the_hand() -> None:
+    """Game 5841, both recognitions: B turned the 8C under the hand and carried it to pile 1
+    without the hand ever leaving slot 4; the slot settled only under the hand, no face was cut,
+    and the play was timed from the pile's settle, 0.26 s late. A face is cut under the hand too
+    (the slot settled with a hand over it, showing a card the observer read there, then busy),
+    and used only when no face cut clear of a hand shows the card."""
+    from types import SimpleNamespace
+
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import ZoneObservation, ZoneTracker
+
+    calibration = load_calibration(FIXTURES / "illegal-rank" / "calibration.yaml")
+    tracker = ZoneTracker(calibration)
+    arbiter = Arbiter(tracker)
+    w, h = arbiter.geo.mat_mm
+    shape = (round((h + 2 * arbiter.geo.margin_mm) * arbiter.geo.px_per_mm),
+             round((w + 2 * arbiter.geo.margin_mm) * arbiter.geo.px_per_mm), 3)
+
+    def frame(k: int, slot: str, tops: dict[str, str]) -> None:
+        view = np.full(shape, k, np.uint8)
+        seen = SimpleNamespace(last_view=view, last_view_grey=view[..., 0], last_view_small=view[::2, ::2],
+                               hand_cells=lambda: None)
+        settled, covered = slot in ("settled under the hand", "settled clear"), slot != "settled clear"
+        zones = {"B.stock4": ZoneObservation("B.stock4", True, covered, settled, 1.0, 0.0)}
+        arbiter.observe(seen, TrackedFrame(k, k / 30, zones, (), ()), tops)  # type: ignore[arg-type]
+
+    turned = {"B.stock4": "8C"}
+    frame(1, "busy", {"B.stock4": "back"})
+    frame(2, "settled under the hand", turned)
+    frame(3, "settled under the hand", turned)
+    frame(4, "busy", turned)  # the card lifted: its face under the hand is the view of frame 3
+    assert "B.stock4" not in arbiter._faces
+    face = arbiter._face(Player.B, 4, "8C", 1.0)
+    assert not isinstance(face, str) and face.frame == 3 and face.label == "8C"
+    assert isinstance(arbiter._face(Player.B, 4, "9C", 1.0), str)  # another card: none
+    assert isinstance(arbiter._face(Player.B, 4, "8C", 3 / 30), str)  # not before it was cut
+    # a face cut clear of the hand showing the card comes first, though older
+    frame(5, "settled clear", turned)
+    frame(6, "busy", turned)
+    frame(7, "settled under the hand", turned)
+    frame(8, "busy", turned)
+    face = arbiter._face(Player.B, 4, "8C", 1.0)
+    assert not isinstance(face, str) and face.frame == 5
