@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from referee import scoring  # noqa: E402
+from referee.eventlog import write_records  # noqa: E402
 from referee.events import TableEvent, Verdict  # noqa: E402
 from referee.live.ahead import prepared_ahead  # noqa: E402
 from referee.live.pipeline import ModelReader, Referee  # noqa: E402
@@ -121,8 +122,10 @@ def settled_at(places: list[tuple[float, str, str, bool]], event: TableEvent) ->
     return None
 
 
-def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[str, Any]:
-    """Referee one clip; score it (up to ``until_s`` when given) and time its faults."""
+def referee_clip(clip: Path, reader: Any, until_s: float | None = None,
+                 logs: Path | None = None) -> dict[str, Any]:
+    """Referee one clip; score it (up to ``until_s`` when given) and time its faults; with
+    ``logs``, write the referee's log there as CLIP.events.jsonl (for ``spit-referee score``)."""
     calibration = load_calibration(clip / "calibration.yaml")
     if reader == "oracle":
         reader = TruthZoneReader(clip)
@@ -146,6 +149,10 @@ def referee_clip(clip: Path, reader: Any, until_s: float | None = None) -> dict[
                 verdict_frame[id(v)] = frame.t
     wall = time.perf_counter() - t0
     records = referee.finish()
+    if logs is not None:
+        logs.mkdir(parents=True, exist_ok=True)
+        with open(logs / f"{clip.name}.events.jsonl", "w", encoding="utf-8") as stream:
+            write_records(stream, records)
     truth, found = scoring.read_log(clip / "events.jsonl"), scoring.EventLog.from_records(records, "found")
     if until_s is not None:
         truth, found = scoring.window(truth, found, until_s)
@@ -258,6 +265,9 @@ def main() -> int:
     ap.add_argument("--oracle", action="store_true", help="recognition from the truth (measures the rest)")
     ap.add_argument("--model", default=None, help="card model (default models/cards.onnx)")
     ap.add_argument("--out", default=None, help="write the JSON report here")
+    ap.add_argument("--logs", type=Path, default=None,
+                    help="write each clip's referee log here (CLIP.events.jsonl; compare it with the "
+                         "clip's events.jsonl by spit-referee score)")
     args = ap.parse_args()
     os.environ.setdefault("YOLO_OFFLINE", "1")
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
@@ -283,7 +293,7 @@ def main() -> int:
             ap.error(f"unknown set {name!r}")
         results = []
         for clip in clips:
-            results.append(referee_clip(clip, reader, until))
+            results.append(referee_clip(clip, reader, until, args.logs))
             r = results[-1]
             c = r["score"].counts()
             print(f"  {name:9s} {clip.name:24s} P {c.precision} R {c.recall}  {r['speed']:.2f}x",
