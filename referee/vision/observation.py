@@ -3041,14 +3041,18 @@ class Observer:
             # before it left; read 8D on the pile, it was taken for A's 8S, and the turn, the
             # play and the 8S's later play were lost, with a false F_TAKE_BACK)
             return reading
+        # a reading fainter than a guess hints at neither rank nor suit: any card that left,
+        # and none that may yet (game 5849 with the model: pile 1 read KS at 0.24 as A's QC
+        # landed, taken for B's KH, its slot busy; the QC and the KH, played 1.2 s later, lost)
+        faint = reading.confidence < GUESS_HINT_CONFIDENCE
         cards = {d.card for d in self._departures
-                 if not d.used and d.time >= since[0] - PAIR_WINDOW_S and _alike(label, d.card)
+                 if not d.used and d.time >= since[0] - PAIR_WINDOW_S and (faint or _alike(label, d.card))
                  and self._hand_was_over(change.zone, d.player, since[0])
                  and not self._maybe_elsewhere(d, change.zone)}
         for (player, _), zone in self._slot_zone.items():
             top = self.state.tops.get(zone, "empty")
             if (zone in self._unsettled_since or zone in self._under_hand) and _alike(label, top) \
-                    and self._hand_was_over(change.zone, player, since[0]):
+                    and self._hand_was_over(change.zone, player, since[0]) and not faint:
                 cards.add(top)
         cards -= change.elsewhere
         if len(cards) != 1:

@@ -1537,7 +1537,18 @@ def test_a_pile_read_as_a_card_from_nowhere_shows_the_one_alike_card_that_left(l
                                   before=on_pile)
         assert [(type(e), str(e.card), e.evidence.get("underneath") is True) for e in events] == expected, \
             (slot, difference, packet)
-
+    # a reading fainter than a guess hints at neither rank nor suit: the one card that left is
+    # the card, alike or not, and a card alike in a slot still busy is not (game 5849 with the
+    # model: pile 1 read KS at 0.24 as A's QC landed, taken for B's KH in its busy slot; the
+    # QC and the KH, played 1.2 s later, were lost)
+    for confidence, expected in ((0.62, [(Play, "3S", True), (Play, "QC", False)]),
+                                 (0.24, [(Play, "3S", False)])):
+        table = Table(layout)
+        table.frame_with({"B.stock3": "back"}, hands=(hand(Player.B, "B.stock3"),))
+        events = table.frame_with({"pile2": "QH"}, hands=on_pile, unsettled=("B.stock2",), difference=20.0,
+                                  confidence=confidence, before=on_pile)
+        assert [(type(e), str(e.card), e.evidence.get("underneath") is True) for e in events] == expected, \
+            confidence
 
 def test_of_two_spitters_as_long_on_the_pile_the_one_whose_fingertips_lay_on_it_placed_the_card(
         layout: MatLayout) -> None:
