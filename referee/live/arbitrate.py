@@ -915,6 +915,12 @@ class Arbiter:
         after_left = (left is None or c.t > left + self.s.min_carry_s) and c.t <= ev.t + self.s.max_shift_s
         if c.quality < self.s.min_quality:
             return self._lingered_move(c, ev, after_left)
+        if left is not None and ev.t <= left + self.s.min_carry_s < c.t:
+            # the observer's time lies too soon after the card left for any carry: its pile
+            # looked settled before the card touched (game 5857, both recognitions: A's 2H,
+            # followed to rest over pile 1 0.1 s before it touched, timed from that 0.28 s early,
+            # 0.03 s after it left; its contact, quality 0.68, 8 ms late): the estimate stands
+            return True
         if evidence.get("underneath") is True:
             # a card found underneath: the observer's time is only a bound (it touched before
             # the card on top); the estimate may lie anywhere after the card left its slot

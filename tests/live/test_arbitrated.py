@@ -499,6 +499,13 @@ def test_a_card_underneath_takes_its_touch_from_its_carry_well_before_the_observ
     assert not arbiter._usable(estimate(2.3), lingered, now)  # well after the settle
     assert not arbiter._usable(estimate(1.6, left=1.65), lingered, now)  # before it left its slot
     assert not arbiter._usable(estimate(1.6), replace(play, evidence={"since_t": 1.8}), now)  # busy briefly
+    # the observer's time too soon after the card left for any carry (its pile looked settled
+    # before the card touched; game 5857, both recognitions: 0.28 s early): the estimate
+    # after the carry stands, however far from that time; a poor one does not
+    early = replace(play, t=1.2 + soon - 0.01)
+    assert arbiter._usable(estimate(1.6), early, now) and arbiter._usable(estimate(2.2), early, now)
+    assert not arbiter._usable(estimate(1.6, quality=0.05), early, now)
+    assert not arbiter._usable(estimate(1.6), replace(play, t=1.2 + soon + 0.01), now)  # a carry: as before
 
 
 def test_a_move_whose_slot_was_busy_long_takes_even_a_poor_contact_within_the_busy_spell() -> None:
