@@ -2532,11 +2532,12 @@ class Observer:
                                         runner_up_confidence=reading.confidence), since,
                         GUESS_HINT_CONFIDENCE)
                 if not events and self._face_up_elsewhere(new, change.zone):
-                    # the card read lies face up, still, in a slot: one card lies in one place,
-                    # and the pile keeps its top (game 5848 with the model: pile 1's JS read 10S
-                    # at 0.45-0.52 once A's hand had gone, the 10S lying in A's slot 5; taken for
-                    # the pile's top, A's 10S played there 1.3 s later changed nothing, and six
-                    # plays onto the 10S were judged on the JS: six false F_ILLEGAL_RANK)
+                    # the card read lies face up on another zone, still (a busy slot holding it
+                    # would be its source): one card lies in one place, and the pile keeps its
+                    # top (game 5848 with the model: pile 1's JS read 10S at 0.45-0.52 once A's
+                    # hand had gone, the 10S lying in A's slot 5; taken for the pile's top, A's
+                    # 10S played there 1.3 s later changed nothing, and six plays onto the 10S
+                    # were judged on the JS: six false F_ILLEGAL_RANK)
                     self.state.tops[change.zone] = shown
                 return events
             pile.append(_PileCard(new, spitter, None))
