@@ -603,13 +603,15 @@ class Arbiter:
         return replace(landing, beneath=frozenset(beneath), elsewhere=frozenset(elsewhere),
                        taken_before=frozenset(self._taken_before(landed, beneath)))
 
-    def elsewhere_than(self, pile: str) -> frozenset[str]:
-        """The cards the follows place outside spit pile ``pile`` now (as :meth:`_placed`
-        does for a landing): found outside it, moving as in a hand, or last found on the other
-        pile. Empty for a zone that is no spit pile."""
+    def located_on(self, pile: str) -> tuple[frozenset[str], frozenset[str]]:
+        """(beneath, elsewhere): the cards the follows place on spit pile ``pile`` now, under
+        whatever lies on top, and those they place outside it (found outside it, moving as in
+        a hand, or last found on the other pile), as :meth:`_placed` does for a landing. Both
+        empty for a zone that is no spit pile."""
         if all(zone_id != pile for zone_id, _ in self._pile_outlines):
-            return frozenset()
-        return frozenset(self._located(pile)[1])
+            return frozenset(), frozenset()
+        beneath, elsewhere = self._located(pile)
+        return frozenset(beneath), frozenset(elsewhere)
 
     def _located(self, pile: str, top: str | None = None, landed_t: float | None = None
                  ) -> tuple[set[str], set[str]]:

@@ -315,7 +315,7 @@ class Referee:
             if landings:
                 tracked, landings = self._settled_by_carry(tracked, landings)
                 result.tracked = tracked
-            tracked = result.tracked = self._placed_elsewhere(tracked)
+            tracked = result.tracked = self._placed_by_follows(tracked)
             strays = self.arbiter.strays(tracked) if self.arbiter is not None else []
             if strays:  # cards followed to rest outside the zones, a hand maybe still over them
                 tracked = result.tracked = replace(tracked, strays=tracked.strays + tuple(strays))
@@ -411,19 +411,27 @@ class Referee:
             zones[landing.zone] = replace(zones[landing.zone], settled=True, busy_since=None)
         return replace(tracked, zones=zones, changes=tuple(changes)), settled
 
-    def _placed_elsewhere(self, tracked: TrackedFrame) -> TrackedFrame:
-        """``tracked`` with, on each pile that settled as usual, the cards the follows place
-        outside it now (``elsewhere``, as on a carried landing): a card still in a hand then
-        does not lie under the new top, though the pile's change waits and is explained only
-        after that card's slot settles (game 5239, both recognitions: A's 6C, on its way to
-        pile 2 when B's JC settled there, was taken for a card beneath the JC, then the JC for
-        one taken back: a false F_ILLEGAL_RANK and F_TAKE_BACK, an F_ILLEGAL_RANK missed)."""
+    def _placed_by_follows(self, tracked: TrackedFrame) -> TrackedFrame:
+        """``tracked`` with, on each pile that settled as usual, what the follows place now (as
+        on a carried landing): the cards outside it (``elsewhere``): a card still in a hand
+        then does not lie under the new top, though the pile's change waits and is explained
+        only after that card's slot settles (game 5239, both recognitions: A's 6C, on its way
+        to pile 2 when B's JC settled there, was taken for a card beneath the JC, then the JC
+        for one taken back: a false F_ILLEGAL_RANK and F_TAKE_BACK, an F_ILLEGAL_RANK missed);
+        and since stop 68 the cards on it (``beneath``): a card that left its slot and was
+        followed to rest there lies under the new top though no hand was seen over the pile
+        (race-eval seed 6707, both recognitions: pale hands on the white mat; B's 8S, under
+        A's 10H, was found only when A took the 10H back: a false F_LOST_TOUCH and F_TAKE_BACK,
+        the F_LOST_TOUCH missed)."""
         if self.arbiter is None or all(c.carried for c in tracked.changes):
             return tracked
-        arbiter = self.arbiter
-        changes = tuple(c if c.carried else replace(c, elsewhere=c.elsewhere | arbiter.elsewhere_than(c.zone))
-                        for c in tracked.changes)
-        return replace(tracked, changes=changes)
+        changes = []
+        for c in tracked.changes:
+            if not c.carried:
+                beneath, elsewhere = self.arbiter.located_on(c.zone)
+                c = replace(c, beneath=c.beneath | beneath, elsewhere=c.elsewhere | elsewhere)
+            changes.append(c)
+        return replace(tracked, changes=tuple(changes))
 
     def _tell_observer(self) -> None:
         """What the observer should look for next, from the state of the game."""

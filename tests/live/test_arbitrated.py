@@ -1148,10 +1148,10 @@ def test_a_landing_places_the_other_followed_cards() -> None:
     # A's AD lay still there): elsewhere; lost as far, but long enough before: nowhere, as QC
     soon = arbiter._placed(Landing("pile1", "KD", "A.stock2", 40, 1.02, 0.9), faces[0])  # type: ignore[arg-type]
     assert soon.elsewhere == placed.elsewhere | {"QC"} and soon.beneath == placed.beneath
-    # a pile that settles as usual gets the same (``elsewhere_than``); no zone but a pile does
-    assert arbiter.elsewhere_than("pile1") == placed.elsewhere
-    assert "JS" not in arbiter.elsewhere_than("pile2") and "KD" in arbiter.elsewhere_than("pile2")
-    assert arbiter.elsewhere_than("A.stock2") == set()
+    # a pile that settles as usual gets the same (``located_on``); no zone but a pile does
+    assert arbiter.located_on("pile1") == (placed.beneath | {"KD"}, placed.elsewhere)  # (no top known)
+    assert "JS" not in arbiter.located_on("pile2")[1] and "KD" in arbiter.located_on("pile2")[1]
+    assert arbiter.located_on("A.stock2") == (set(), set())
     assert placed.taken_before == set()  # all left their slots with KD (view 1) or after it
     # KD left its slot a view later (view 2) than those (one hand took them first)
     faces[0] = face("KD", slot, slot, ((x, y), good))

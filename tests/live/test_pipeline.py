@@ -572,24 +572,31 @@ def test_what_the_follows_found_goes_with_a_pile_s_change() -> None:
     assert found.changes[1] == slot
 
 
-def test_a_pile_settled_as_usual_gets_the_cards_the_follows_place_elsewhere() -> None:
+def test_a_pile_settled_as_usual_gets_the_cards_the_follows_place_on_it_and_elsewhere() -> None:
     """Game 5239, both recognitions: B's JC settled pile 2 as usual while A's 6C was still in
     A's hand on its way there; the pile's change waited for A's slot, and once that settled the
     6C was taken for a card beneath the JC (a false F_ILLEGAL_RANK, then the JC for one taken
-    back). A pile that settles as usual carries the cards the follows place elsewhere then; a
-    change settled by a carried landing keeps its own."""
+    back). Race-eval seed 6707, both recognitions: B's 8S, followed to rest on pile 2 under A's
+    10H, no hand seen over the pile (pale hands on the white mat), was found only when A took
+    the 10H back. A pile that settles as usual carries the cards the follows place on it and
+    elsewhere then; a change settled by a carried landing keeps its own."""
     from types import SimpleNamespace
 
     from referee.vision.tracking import ZoneChange
 
-    arbiter = SimpleNamespace(elsewhere_than=lambda zone: frozenset({"6C"} if zone == "pile2" else ()))
+    def located_on(zone: str) -> tuple[frozenset[str], frozenset[str]]:
+        return (frozenset({"8S"}), frozenset({"6C"})) if zone == "pile2" else (frozenset(), frozenset())
+
+    arbiter = SimpleNamespace(located_on=located_on)
     pile = ZoneChange("pile2", 511, 17.03, True, True, 503, 20.0, True, 509, 16.97)
-    carried = replace(pile, zone="pile1", carried=True, elsewhere=frozenset({"2S"}))
+    carried = replace(pile, zone="pile1", carried=True, beneath=frozenset({"3D"}),
+                      elsewhere=frozenset({"2S"}))
     slot = ZoneChange("B.stock4", 511, 17.03, False, True, 499, 30.0)
     tracked = TrackedFrame(511, 17.03, {}, (pile, carried, slot), ())
-    found = Referee._placed_elsewhere(SimpleNamespace(arbiter=arbiter), tracked)  # type: ignore[arg-type]
+    found = Referee._placed_by_follows(SimpleNamespace(arbiter=arbiter), tracked)  # type: ignore[arg-type]
     assert [c.elsewhere for c in found.changes] == [{"6C"}, {"2S"}, set()]
-    assert Referee._placed_elsewhere(SimpleNamespace(arbiter=None), tracked) is tracked  # type: ignore[arg-type]
+    assert [c.beneath for c in found.changes] == [{"8S"}, {"3D"}, set()]
+    assert Referee._placed_by_follows(SimpleNamespace(arbiter=None), tracked) is tracked  # type: ignore[arg-type]
 
 
 def test_a_carried_card_read_under_another_top_lies_beneath_it() -> None:
