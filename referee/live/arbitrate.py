@@ -827,14 +827,15 @@ class Arbiter:
         if not faces and not under_hand:
             return f"no view of {player}'s slot {slot} before the card left"
         returned = max((t for t in self._taken_back.get(card, ()) if t < before), default=-math.inf)
-        found = self._latest_showing(faces or (), card, before, returned)
+        # a face cut under the hand only when none clear of it shows the card: never clear of a
+        # hand since it showed (turned under the hand and played at once; game 5841, both
+        # recognitions: B's 8C, turned and carried to pile 1 under the hand, timed from the
+        # pile's settle 0.26 s late)
+        found = (self._latest_showing(faces or (), card, before, returned)
+                 or self._latest_showing(under_hand or (), card, before, returned))
         if not found and returned > -math.inf and any(
                 f.time < before and one_card_read(f.label, card) for f in faces or ()):
             return f"no view of {player}'s slot {slot} showing {card} since it was taken back"
-        # never clear of a hand since it showed (turned under the hand and played at once):
-        # its view under the hand (game 5841, both recognitions: B's 8C, turned and carried to
-        # pile 1 under the hand, timed from the pile's settle 0.26 s late)
-        found = found or self._latest_showing(under_hand or (), card, before, returned)
         return found or f"no view of {player}'s slot {slot} showing {card} before the card left"
 
     def _latest_showing(self, faces: Iterable[_Face], card: str, before: float, returned: float
