@@ -361,7 +361,7 @@ class Arbiter:
         #: faces cut under a hand: a slot settled with a hand over it, showing a card the
         #: observer read there, as the hand moved again (used when no clear face shows the card)
         self._covered_faces: dict[str, deque[_Face]] = {}
-        self._ok_covered: dict[str, bool] = {}
+        self._settled_under_hand: dict[str, bool] = {}  # each slot in the last frame
         #: when each card was last taken back from a pile (to its slot; the last few times): a
         #: face of it cut before shows it before its first play, and its follow that play's carry
         self._taken_back: dict[str, deque[float]] = {}
@@ -395,26 +395,20 @@ class Arbiter:
         for zid in self._stock:
             obs = tracked.zones.get(zid)
             ok = obs is not None and obs.settled and not obs.covered and obs.occupied
-            if self._ok.get(zid) and not ok and self._prev is not None:
-                label = tops.get(zid, "")
-                if label not in ("", "empty", "back", "card"):
-                    k, tk, before = self._prev
-                    zone = self.layout.zone(zid)
-                    face = _Face(k, tk, label, ar.slot_template(before, zone, self.geo, label=label))
+            under_hand = obs is not None and obs.settled and obs.covered and obs.occupied
+            if self._ok.get(zid) and not ok:
+                face = self._previous_face(zid, tops)
+                if face is not None:
                     kept = self._grey.latest()
-                    if kept is not None and kept[0] == k:
+                    if kept is not None and kept[0] == face.frame:
                         face.follow = ar.CardFollow(kept[2], kept[1], face.template, self.geo)
                     self._faces.setdefault(zid, deque(maxlen=self.s.faces_per_slot)).append(face)
-            under = obs is not None and obs.settled and obs.covered and obs.occupied
-            if self._ok_covered.get(zid) and not under and not ok and self._prev is not None:
-                label = tops.get(zid, "")
-                if label not in ("", "empty", "back", "card"):
-                    k, tk, before = self._prev
-                    face = _Face(k, tk, label, ar.slot_template(before, self.layout.zone(zid), self.geo,
-                                                                label=label))
+            elif self._settled_under_hand.get(zid) and not ok and not under_hand:
+                face = self._previous_face(zid, tops)
+                if face is not None:
                     self._covered_faces.setdefault(zid, deque(maxlen=self.s.faces_per_slot)).append(face)
             self._ok[zid] = ok
-            self._ok_covered[zid] = under
+            self._settled_under_hand[zid] = under_hand
         self._grey.append(frame, t, grey)
         self._small.append(frame, t, small)
         cells = tracker.hand_cells()
@@ -429,6 +423,15 @@ class Arbiter:
             while len(self._pile_change_views) > PILE_CHANGE_VIEWS:
                 del self._pile_change_views[next(iter(self._pile_change_views))]
         self._follow_cards(tracked, tops)
+
+    def _previous_face(self, zone_id: str, tops: Mapping[str, str]) -> _Face | None:
+        """The face of the card the observer believes lies on stock slot ``zone_id``, cut from
+        the previous frame's view; None when no card is believed there."""
+        label = tops.get(zone_id, "")
+        if label in ("", "empty", "back", "card") or self._prev is None:
+            return None
+        k, tk, before = self._prev
+        return _Face(k, tk, label, ar.slot_template(before, self.layout.zone(zone_id), self.geo, label=label))
 
     def _follow_cards(self, tracked: TrackedFrame, tops: Mapping[str, str]) -> None:
         """Each kept face's card looked for in the view just kept (so that a play's track is
