@@ -242,6 +242,8 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "rejected_events": sum(r["rejected"] for r in results),
         "per_clip": [{"clip": r["clip"], "precision": r["score"].counts().precision,
                       "recall": r["score"].counts().recall,
+                      "faults_missed": [str(f.verdict.code) for f in r["score"].missed_faults],
+                      "faults_false": [str(f.verdict.code) for f in r["score"].false_faults],
                       "speed": round(r["speed"], 2) if r["speed"] else None}
                      for r in results],
     }
