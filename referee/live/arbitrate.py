@@ -59,6 +59,7 @@ import numpy as np
 
 from referee.events import Move, Play, Slap, TableEvent, TakeBack
 from referee.players import Player
+from referee.rules.hindsight import judged_in_place
 from referee.vision import arbitration as ar
 from referee.vision.layering_reader import LayeringReader
 from referee.vision.mat import ZoneKind
@@ -782,13 +783,17 @@ class Arbiter:
     def _in_order(self, items: list[Arbitrated], not_before: NotBefore) -> list[Arbitrated]:
         """Sorted by time (stable: an ordered pair keeps its order); a time from the video is
         not put before what the engine already judged that it could depend on (``not_before``:
-        one time, or each event's own), nor before the event given before it."""
+        one time, or each event's own), nor before the event given before it. A card found
+        beneath judged events is judged in its place (:mod:`referee.rules.hindsight`): it keeps
+        its time before them (race-eval seed 6735 with the model: A's 10H, seen under B's 8H only
+        when B took the 8H back, timed 23 ms before it and put 1 ms after it; judged on the 8H,
+        a false F_LOST_TOUCH, the 8H's missed, and its take-back a false F_TAKE_BACK)."""
         floor_of = not_before if callable(not_before) else (lambda _ev: not_before)
         fixed: list[Arbitrated] = []
         given = -math.inf
         for item in sorted(items, key=lambda i: i.event.t):
             ev = item.event
-            floor = max(given, floor_of(ev))
+            floor = given if judged_in_place(ev) else max(given, floor_of(ev))
             ours = (ev.evidence or {}).get("touch_from") in ("trajectory", "hand stop", SLAPS_SPREAD)
             if ours and ev.t < floor + self.s.min_gap_s:
                 evidence = {**(ev.evidence or {}), "touch_clamped_from": round(ev.t, 4)}

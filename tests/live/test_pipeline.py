@@ -7,6 +7,7 @@ own evaluation (models/MODEL_CARD.md), and benchmarks/referee_eval.py runs both 
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -222,6 +223,29 @@ def test_a_play_timed_before_a_turn_of_the_other_player_judged_already_keeps_its
     spat_after = judged(b_turn, spit(Player.A, 1, "QD"))  # the spit card at 2.0
     assert spat_after.not_before(play(Player.A)) == spat_after.not_before(play(Player.B)) == 2.0
     assert not own.rejected and not spat_after.rejected
+
+
+def test_a_card_found_beneath_judged_events_keeps_its_time_before_them() -> None:
+    """Race-eval seed 6735 with the model: A's 10H, seen under B's 8H only when B took the 8H
+    back, was timed 23 ms before the 8H and given 1 ms after it, after what the engine had
+    judged: judged on the 8H, a false F_LOST_TOUCH, the 8H's missed, and its take-back a false
+    F_TAKE_BACK. Found beneath, it is judged in its place (:mod:`referee.rules.hindsight`) and
+    keeps its time; in one batch it still comes after the event given before it."""
+    from referee.live.arbitrate import Arbitrated
+
+    referee = judged(Turn(t=1.3, player=Player.A, slot=1, card=Card.parse("QS")))
+    assert referee.arbiter is not None
+    given = referee.arbiter._in_order
+    carried = {"touch_from": "trajectory"}
+    beneath = Play(t=1.0, player=Player.A, slot=2, pile=1, card=Card.parse("8H"),
+                   evidence={**carried, FOUND_BENEATH: True})
+    [item] = given([Arbitrated(beneath)], referee.not_before)
+    assert item.event.t == 1.0 and "touch_clamped_from" not in (item.event.evidence or {})
+    [item] = given([Arbitrated(replace(beneath, evidence=carried))], referee.not_before)
+    assert item.event.t == pytest.approx(1.301)
+    first = Play(t=1.0, player=Player.B, slot=3, pile=1, card=Card.parse("9S"), evidence=carried)
+    ordered = given([Arbitrated(first), Arbitrated(beneath)], -math.inf)
+    assert [str(i.event.card) for i in ordered] == ["9S", "8H"] and ordered[1].event.t == pytest.approx(1.001)
 
 
 def second(read_as: float, runner_up: str, runner_up_at: float) -> dict[str, object]:
