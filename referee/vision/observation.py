@@ -818,11 +818,20 @@ class Observer:
         # read so, not surely, under the hand that turned it in a slot (``_turned_and_played``)
         turned_unseen = any(seen.label == label for unseen in (self._under_hand, self._turned_unseen)
                             for _, _, seen in unseen.values())
-        if left or in_busy_slot or turned_unseen:
+        # a card seen nowhere yet, on a spit pile, a player's hand just at their packet: a spit
+        # card (game 5904, both recognitions: A's 2D on the 3S, 50 ms after B's spit card,
+        # changed the pile by 5.4; missed, and the next six plays were judged before both spit
+        # cards: six false F_EARLY)
+        spat = change.zone in self._pile_zone.values() and not self.on_a_pile(label) \
+            and not self._face_up_elsewhere(label, change.zone) \
+            and bool(self._packet_visits(self._unsettled_since.get(change.zone, (change.time, change.frame)),
+                                         change.time))
+        if left or in_busy_slot or turned_unseen or spat:
             log.info("frame %d: %s changed faintly (%.1f), read as %s, which %s: a card came", change.frame,
                      change.zone, change.difference, label,
-                     "left a slot" if left else "a busy slot held" if in_busy_slot else "was turned unseen")
-        return left or in_busy_slot or turned_unseen
+                     "left a slot" if left else "a busy slot held" if in_busy_slot else
+                     "was turned unseen" if turned_unseen else "came from no slot after a packet visit")
+        return left or in_busy_slot or turned_unseen or spat
 
     def rereads(self, tracked: TrackedFrame) -> list[str]:
         """Zones to read again this frame: settled showing a card not read surely, last read
@@ -1331,7 +1340,10 @@ class Observer:
             # it is there). A card surely on its way there (a hand of its player is on that pile)
             # is waited for too: it may have touched first, and the engine must judge the two in
             # order (game 5016: two hands at once, judged the wrong way round)
-            busy = self._other_piles_busy(change, tracked, busy_piles)
+            players = {d.player for d in candidates} | {player for player, _ in beneath.values()}
+            left = min([d.time for d in candidates] + [since[0]])
+            busy = {z for z in self._other_piles_busy(change, tracked, busy_piles)
+                    if self._may_cross_to(z, players, left)}
             # a player with neither a card that left nor the new top may have put a card
             # between: their busy slots are waited for all the same (game 5002: A, B, A onto one
             # pile in one busy spell; B's card was lost)
@@ -1347,6 +1359,17 @@ class Observer:
         in this frame with their change not yet explained (``busy_piles``)."""
         return {z for z in self._pile_zone.values() if z != change.zone
                 and (z in busy_piles or ((obs := tracked.zones.get(z)) is not None and not obs.settled))}
+
+    def _may_cross_to(self, pile: str, players: Collection[Player], since: float) -> bool:
+        """Whether a card of one of ``players`` that left a slot at ``since`` may be on its way to
+        ``pile`` (busy): a hand of theirs lay on it since then, or no hand was seen there at all
+        (a pale hand the tracker lost). Not when only the other player's hands were there: the
+        busy pile is theirs (game 5857 with the model: A's KH and KC put on pile 1 together, the
+        pile settled at 23.2 s and waited for pile 2, busy with B's AD, until 23.6 s: the
+        F_ILLEGAL_RANK and F_TWO_CARDS reached the board 0.4 s late). A fingertip only near it
+        does not count: A's, taking the KC from the slot beside pile 2."""
+        seen = {p for p in Player if self._hand_was_over(pile, p, since)}
+        return not seen or bool(seen & set(players))
 
     def _carried_beneath(self, change: ZoneChange, reading: ZoneReading,
                          exclude: tuple[Player, int] | None = None) -> dict[str, tuple[Player, int]]:
@@ -1511,7 +1534,10 @@ class Observer:
                     tracked: TrackedFrame, settling: Collection[str], skip: Collection[Player] = ()
                     ) -> set[str]:
         """Stock slots, of players not in ``skip`` whose hand was on the changed pile, that are
-        still busy, showed a face-up card other than the pile's new top, and may have lost it."""
+        still busy, showed a face-up card other than the pile's new top, and may have lost it:
+        not one whose card already lies on a pile, its one face-up card (game 5864 with the
+        model: B's 10S on pile 2 and 10H on pile 1, one hand each; pile 1 waited for the 10S's
+        slot, still under B's hand, 0.23 s, and held pile 2's F_ILLEGAL_RANK behind it)."""
         slots = set()
         for (player, _), zone in self._slot_zone.items():
             if player in skip:
@@ -1521,6 +1547,7 @@ class Observer:
             if (obs is not None and (not obs.settled or zone in settling or zone in self._under_hand)
                     and top not in FACE_UP_LABELS
                     and top != reading.label
+                    and not self.on_a_pile(top)
                     and (zone in self._under_hand or not self._still_there(obs))
                     and self._hand_was_over(change.zone, player, since[0])
                     and not self._under_the_arm_only(zone, tracked, until=change.frame)):
@@ -1559,12 +1586,20 @@ class Observer:
 
     def _came_for(self, player: Player, slot: int, card: str) -> float | None:
         """When ``player``'s ``slot`` first went busy after ``card`` was last believed there: a
-        hand can have taken it no earlier. None when not known."""
+        hand can have taken it no earlier. None when not known. Not from a departure of the card
+        the slot was read showing again after (it had not left, or came back): game 5890 with
+        the model, B's 7C, its slot read "empty" under the hand at 21.1 s and 7C again 0.3 s
+        later, still there when A's 8C went onto pile 1 at 22.5 s; pile 1's KH, misread 7C once
+        A took the 8C back, was taken for the 7C, come from that departure beneath the 8C: a
+        false play, F_ILLEGAL_RANK and take-back, and a second F_ILLEGAL_RANK for its play."""
         zone = self._slot_zone.get((player, slot))
         if zone is None:
             return None
         dep = next((d for d in reversed(self._departures)
                     if d.player is player and d.slot == slot and d.card == card), None)
+        if dep is not None and any(t > dep.time and label == card
+                                   for t, label in self._slot_reads.get(zone, ())):
+            dep = None  # read there again since: that departure is over
         if dep is not None:
             return dep.came_t if dep.came_t is not None else dep.since_t
         spell = self._busy_spell_of((player, slot))
@@ -3072,6 +3107,15 @@ class Observer:
             dep.used = True
             return dep.player, dep.slot, dep.start
         holder = self._holder(card, exclude) if holders else None
+        if holder is not None and (spell := self._busy_spell_of(holder)) is not None \
+                and spell[1] > change.frame and self._slot_zone[holder] not in self._under_hand \
+                and self._slot_zone[holder] not in self._unread:
+            # its slot, seen settled with its card, went busy only after the change settled (it
+            # waited): that card was still there (game 5890 with the model: pile 1's KH,
+            # uncovered by A's take-back, misread 7C at 0.53 under A's hand; B's hand came over
+            # B's 7C a frame later, while pile 1 waited, and the 7C was taken for a play from
+            # there: a false F_TWO_HANDS)
+            holder = None
         if holder is not None:
             player, slot = holder
             self._gone_before_settled[(card, player, slot)] = change.time
@@ -3662,6 +3706,8 @@ class Observer:
             if top != seen.top and ((self._played_beside(key, seen, top) and seen.differed)
                                     or self._taken_beside(key, seen, top)):
                 pile_ok = True  # clear again, showing the other player's card that came since
+            if top != seen.top and self._own_taken_back(key, seen, top):
+                continue  # the hand lingered over its own card, then took it back: no slap
             if obs is not None and obs.as_before is False and not pile_ok:
                 seen.differed = True  # ... unless that card is read only now
             explained = obs is not None and obs.settled and zone not in self._unread \
@@ -3710,6 +3756,18 @@ class Observer:
             return False
         seen.top, seen.beside, seen.top_other = top, True, pile[-1].player is key[1].other
         return True
+
+    def _own_taken_back(self, key: tuple[int, Player], seen: _HandSeen, top: str) -> bool:
+        """The pile of ``key`` (pile number, player) shows ``top``, uncovered by the player taking
+        back their own card that lay on top (``seen.top``) when ``seen``'s hand came: the hand
+        lingered over the card it had put down, deciding, and took it back, as a player who lost
+        a touch race must; it was no slap, though it moved off the pile's centre first and the
+        pile looked as before meanwhile (race-eval seed 6728, both recognitions: A's hand lay on
+        A's 10H for 0.67 s after losing the race, its tip moved 51 mm and the 10H went back 0.3 s
+        later: a false F_EARLY_SLAP)."""
+        pile = self.state.piles.get(key[0]) or []
+        return (not seen.top_other and top in seen.on_pile and seen.top in seen.on_pile
+                and seen.top not in {c.card for c in pile} and (not pile or pile[-1].card == top))
 
     def _hand_staying(self, player: Player, zone: str, seen: _HandSeen, tracked: TrackedFrame
                       ) -> HandBlob | None:

@@ -261,6 +261,24 @@ def test_a_faint_change_of_a_pile_is_believed_only_as_a_card_that_left_a_slot(la
     assert [(type(e), str(e.card)) for e in events] == [(Turn, "3D"), (Play, "3D")]
 
 
+def test_a_faint_change_of_a_pile_read_as_a_card_seen_nowhere_after_a_packet_visit_is_a_spit_card(
+        layout: MatLayout) -> None:
+    """Game 5904, both recognitions: A's spit 2D, put on the 3S 50 ms after B's spit card, changed
+    pile 1 faintly (5.4); no slot had lost a 2D and it was dropped, and A's next six plays were
+    judged before both spit cards (six false F_EARLY). A card seen nowhere yet, read on a pile
+    that changed faintly just after its player's hand was at their packet, is their spit card;
+    without the visit it is nothing, as before."""
+    for visit in (True, False):
+        table = Table(layout)
+        if visit:
+            table.idle(3, hands=(hand(Player.A, "A.packet"),), unsettled=("A.packet",))
+        events = table.frame_with({"pile1": "2C"}, hands=(hand(Player.A, "pile1"),), difference=4.0,
+                                  faint=True)
+        events += frames_of(table, round(SPIT_WAIT_S * FPS) + 2, ())
+        expected = [(SpitTurn, Player.A, 1, "2C")] if visit else []
+        assert [(type(e), e.player, e.pile, str(e.card)) for e in events] == expected
+
+
 def test_a_play_seen_on_the_pile_before_its_slot_settles(layout: MatLayout) -> None:
     table = Table(layout)
     events = table.frame_with({"pile2": "8S"}, unsettled=("B.stock4",))  # B's slot 4 still under B's hand
@@ -1280,6 +1298,47 @@ def test_a_pile_waits_while_a_passing_arm_may_carry_its_card_to_the_other_pile(l
     assert (events[0].evidence or {}).get("underneath") is not True
 
 
+def test_a_pile_does_not_wait_for_the_other_pile_busy_under_the_other_player_s_hand_only(
+        layout: MatLayout) -> None:
+    """Game 5857 with the model: A put KH and KC on pile 1 together while B's hand was on pile 2;
+    pile 1 waited for pile 2 (an arm of A's might have carried a card on to it) until B's AD
+    settled there 0.4 s later, and its two faults reached the board as late. No hand of A's
+    came to pile 2: pile 1 is explained when it settles."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})  # KD left A's slot 2 ...
+    table.frame_with({"A.stock5": "back"})  # ... and 7H A's slot 5
+    hands = (hand(Player.A, "pile1"), hand(Player.B, "pile2"))
+    events = table.frame_with({"pile1": "7H"}, hands=hands, unsettled=("pile2",))
+    assert [(e.player, str(e.card), e.pile) for e in events] == [(Player.A, "KD", 1), (Player.A, "7H", 1)]
+    # an arm of A's over pile 2 as well: A's KD may be on its way there, and pile 1 waits
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"A.stock5": "back"})
+    hands = (hand(Player.A, "pile1"), hand(Player.A, "pile2"), hand(Player.B, "pile2"))
+    assert table.frame_with({"pile1": "7H"}, hands=hands, unsettled=("pile2",)) == []
+    # so does it when no hand is seen on the busy pile (one the tracker lost)
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    table.frame_with({"A.stock5": "back"})
+    assert table.frame_with({"pile1": "7H"}, hands=(hand(Player.A, "pile1"),), unsettled=("pile2",)) == []
+
+
+def test_a_pile_does_not_wait_for_a_busy_slot_whose_card_lies_on_the_other_pile(layout: MatLayout) -> None:
+    """Game 5864 with the model: B put 10S from slot 4 on pile 2 and 10H from slot 2 on pile 1,
+    one hand each; pile 1 waited for slot 4, still under B's hand, though its one face-up card
+    was on pile 2 already, and held pile 2's F_ILLEGAL_RANK 0.23 s behind it."""
+    table = Table(layout)
+    table.busy_since = {"B.stock2": 1, "B.stock4": 1}
+    slots = ("B.stock2", "B.stock4")
+    table.idle(2, hands=(hand(Player.B, "B.stock2"), hand(Player.B, "B.stock4")), unsettled=slots)
+    hands = (hand(Player.B, "pile1", "B.stock2"), hand(Player.B, "pile2", "B.stock4"))
+    # pile 2 waits for slot 2, which went busy with slot 4: QC may lie under the 8S
+    assert table.frame_with({"pile2": "8S"}, hands=hands, unsettled=("pile1", *slots)) == []
+    # pile 1 takes QC; slot 4's one face-up card lies on pile 2: both go now
+    both = table.frame_with({"pile1": "QC"}, hands=hands, unsettled=slots, busy_frames=0)
+    assert [(str(e.card), e.pile) for e in both] == [("8S", 2), ("QC", 1)]
+
+
 def test_a_spit_card_waits_for_a_busy_slot_whose_turn_came_first(layout: MatLayout) -> None:
     table = Table(layout)
     # A turns the card of slot 3 and the arm stays over the slot; then B turns a spit card
@@ -1492,6 +1551,45 @@ def test_a_card_from_a_slot_uncovered_by_the_other_player_alone_lay_beneath_the_
     play, back = events
     assert play.t == pytest.approx(played[0].t - 1 / FPS) and (play.evidence or {})[FOUND_BENEATH] is True
     assert back.t > played[0].t and [p.card for p in table.obs.state.piles[2]][-1] == "3S"
+
+
+def test_a_card_read_again_in_its_slot_after_it_seemed_gone_did_not_leave_then(layout: MatLayout) -> None:
+    """Game 5890 with the model: B's 7C, its slot read "empty" under the hand and 7C again 0.3 s
+    later, still lay there when A's 8C went onto pile 1; once A took the 8C back, the KH beneath
+    was misread 7C, and the 7C taken for a card put under the 8C from that old departure (a
+    false play, F_ILLEGAL_RANK and take-back). The slot's busy spell since it showed the card
+    again is when a hand can have come for it: after the top touched, so the card was not
+    beneath it."""
+    table = Table(layout)
+    assert table.frame_with({"B.stock3": "empty"}) == [] and table.frame_with({"B.stock3": "3S"}) == []
+    table.frame_with({"A.stock1": "back"})
+    assert [type(e) for e in table.frame_with({"pile2": "4D"}, hands=(hand(Player.A, "pile2"),))] == [Play]
+    table.idle(20)
+    table.busy_since["B.stock3"] = table.frame + 1
+    table.idle(2, unsettled=("B.stock3",), hands=(hand(Player.B, "B.stock3"),))
+    events = table.frame_with({"pile2": "3S"}, hands=(hand(Player.A, "pile2"),), unsettled=("B.stock3",))
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(Play, Player.B, "3S")]
+    assert FOUND_BENEATH not in (events[0].evidence or {})
+
+
+def test_a_slot_that_went_busy_after_a_waiting_pile_change_settled_is_not_its_source(
+        layout: MatLayout) -> None:
+    """Game 5890 with the model: pile 1's KH, uncovered by A's take-back, misread 7C at 0.53,
+    waited for a slot of A's; B's hand came over B's 7C a frame after the pile settled, and the
+    7C was taken for a play from there (a false F_TWO_HANDS) and its take-back. The card on the
+    pile had landed before that slot went busy: not from it."""
+    table = Table(layout)
+    table.frame_with({"A.stock1": "back"})
+    table.frame_with({"pile2": "4D"}, hands=(hand(Player.A, "pile2"),))
+    table.idle(20)
+    table.busy_since["A.stock2"] = table.frame + 1
+    assert table.frame_with({"pile2": "3S"}, hands=(hand(Player.A, "pile2"),), unsettled=("A.stock2",)) == []
+    table.busy_since["B.stock3"] = table.frame + 1
+    busy = ("B.stock3", "A.stock2")
+    table.idle(2, unsettled=busy, hands=(hand(Player.A, "pile2"), hand(Player.B, "B.stock3")))
+    events = table.frame_with({"pile2": "9H"}, unsettled=busy, hands=(hand(Player.B, "B.stock3"),),
+                              busy_frames=0)
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "4D")]
 
 
 def test_a_packet_busy_while_only_its_owner_s_hand_reaches_near_it_was_visited(layout: MatLayout) -> None:
@@ -3731,6 +3829,25 @@ def test_a_hand_still_on_a_pile_where_the_other_player_takes_a_card_back_is_a_sl
         assert clear_again(table, "pile1", as_before=False) == []
         events = frames_of(table, round(EARLY_SLAP_SLOTS_S * FPS), ())
         assert [(type(e), e.player, e.pile) for e in events] == [(Slap, Player.B, 1)], read_late
+
+
+def test_a_hand_that_lingered_on_its_own_card_then_took_it_back_did_not_slap(layout: MatLayout) -> None:
+    """Race-eval seed 6728, both recognitions: A's hand, seen on pile 1 only once the arms of
+    the race had parted, lay still on A's 10H for 0.67 s, moved off the pile's centre (the pile
+    as before) and took the 10H back 0.3 s later, as a player who lost the race must: a false
+    F_EARLY_SLAP. The other player's card taken back so stays a slap (the test above)."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})  # KD left A's slot 2
+    on_pile = (hand_at(Player.A, (300.0, 200.0), "pile1"),)
+    # put down under arms the tracker cannot part: the hand is first seen as the KD is explained
+    assert [type(e) for e in table.frame_with({"pile1": "KD"}, hands=on_pile, before=())] == [Play]
+    assert frames_of(table, round(EARLY_SLAP_STILL_S * FPS) + 2, on_pile) == []
+    aside = (hand_at(Player.A, (250.0, 200.0), "A.stock2"),)
+    assert frames_of(table, 2, aside) == [] and clear_again(table, "pile1", as_before=True, hands=aside) == []
+    events = table.frame_with({"pile1": "5D"}, hands=(hand(Player.A, "pile1"),))
+    assert [(type(e), e.player) for e in events] == [(TakeBack, Player.A)]
+    events = frames_of(table, 2 * round(EARLY_SLAP_SLOTS_S * FPS), ())
+    assert not any(isinstance(e, Slap) for e in events)
 
 
 def test_a_hand_still_on_a_pile_where_its_card_lands_is_a_play_not_a_slap(layout: MatLayout) -> None:
