@@ -3766,8 +3766,8 @@ class Observer:
         A's 10H for 0.67 s after losing the race, its tip moved 51 mm and the 10H went back 0.3 s
         later: a false F_EARLY_SLAP)."""
         pile = self.state.piles.get(key[0]) or []
-        return (not seen.top_other and top in seen.on_pile and seen.top in seen.on_pile
-                and seen.top not in {c.card for c in pile} and (not pile or pile[-1].card == top))
+        return (bool(pile) and pile[-1].card == top and not seen.top_other and top in seen.on_pile
+                and seen.top in seen.on_pile and seen.top not in {c.card for c in pile})
 
     def _hand_staying(self, player: Player, zone: str, seen: _HandSeen, tracked: TrackedFrame
                       ) -> HandBlob | None:
