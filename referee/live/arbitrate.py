@@ -100,6 +100,12 @@ class ArbiterSettings:
     layering_model: str | None = "default"
     slap_before_frames: int = 15  # hand views from this long before the first slap ...
     slap_after_frames: int = 7  # ... to this long after the last (both hands lie still)
+    #: ... and this much longer after a slap the observer was unsure of (a hand on the pile
+    #: since the round ended, given when the other player slapped, in that frame): it may
+    #: come down later (slap-eval seed 6777: A's hand, over pile 1 since A's last play, came
+    #: down 0.13 s after B's, its arm at rest 2 views before the views ended, and the slap
+    #: was dropped)
+    unsure_slap_after_frames: int = 8
     #: where the background was taken (this many frames before the window) until stop 31; it
     #: now only places the window, and the background is made from all the views kept before
     #: the first slap, free of hands (``_hand_views``)
@@ -442,6 +448,8 @@ class Arbiter:
         if latest is None or oldest is None:
             return
         frame, t, grey = latest
+        kept_hands = self._hand_masks.latest()  # (a copy: the ring's memory is used again)
+        hands = kept_hands[2].copy() if kept_hands is not None and kept_hands[0] == frame else None
         for slot, faces in self._faces.items():
             obs = tracked.zones.get(slot)
             settled = obs is not None and obs.settled
@@ -453,7 +461,7 @@ class Arbiter:
                     face.follow = None
                     continue
                 try:
-                    face.follow.add(grey, t)
+                    face.follow.add(grey, t, hands)
                 except Exception:  # a view out of step, or a bug: the card is followed afresh when needed
                     log.warning("stopped following %s's face from frame %d at frame %d", face.label,
                                 face.frame, frame, exc_info=True)
@@ -1135,10 +1143,16 @@ class Arbiter:
     # ------------------------------------------------------------------ slaps
     def _pair_due(self, tracked: TrackedFrame) -> bool | None:
         """Whether the held slaps of both players have the views they wait for
-        (``slap_after_frames`` after the later one); None when no pair is held."""
+        (``slap_after_frames`` after the later one, ``unsure_slap_after_frames`` more for one the
+        observer was unsure of); None when no pair is held."""
         if len({h.slap.player for h in self._held}) < 2:
             return None
-        return tracked.frame >= max(h.frame for h in self._held) + self.s.slap_after_frames
+        return tracked.frame >= max(h.frame + self._slap_waits(h.slap) for h in self._held)
+
+    def _slap_waits(self, slap: Slap) -> int:
+        """How many views after ``slap`` its hand's views run (``slap_after_frames``, and
+        ``unsure_slap_after_frames`` more for a slap the observer was unsure of)."""
+        return self.s.slap_after_frames + (self.s.unsure_slap_after_frames if _unsure_slap(slap) else 0)
 
     def _release_slaps(self, tracked: TrackedFrame, force: bool) -> list[Arbitrated]:
         """Held slaps whose time has come: a pair (both players) once ``slap_after_frames``
@@ -1222,9 +1236,9 @@ class Arbiter:
         piles = {s.pile for s in slaps}
         if len(slaps) == 2 and len(piles) == 1:  # the other pile too: the hands may lie there
             piles |= {int(z.removeprefix("pile")) for z in self._pile_ids}
+        last = min(max(s.frame + self._slap_waits(s) for s in slaps), tracked.frame)
         window = ("seen only when the round was known over, after the hands had gone: their views "
-                  "no longer show them") if late else self._hand_views(
-                      min(s.t for s in slaps), piles, max(s.frame for s in slaps) + self.s.slap_after_frames)
+                  "no longer show them") if late else self._hand_views(min(s.t for s in slaps), piles, last)
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
         hand_views: dict[int, ar.HandViews] = {}
         if isinstance(window, str):
@@ -1355,11 +1369,8 @@ class Arbiter:
         rest on the pile: marked ``lingering`` (a hand on the pile since the round ended) or
         ``joined`` (the other player's part of one blob of both arms on the pile); the others'
         evidence says why (``not_a_slap``)."""
-        def unsure(s: Slap) -> bool:
-            return bool((s.evidence or {}).get("lingering") or (s.evidence or {}).get("joined"))
-
         dropped = [s for s in slaps
-                   if unsure(s) and self._slap_stop(s, contacts.get(s.player), tracked) is None]
+                   if _unsure_slap(s) and self._slap_stop(s, contacts.get(s.player), tracked) is None]
         if not dropped:
             return slaps
 
@@ -1507,6 +1518,13 @@ def _moved_after_reach(est: _Estimate, ev: TableEvent) -> _Estimate:
         return est
     return _Estimate(None, f"the track moved at {est.left:.2f} s, before a hand reached the slot "
                            f"({reached:.2f} s): it followed something else", face=est.face, views=est.views)
+
+
+def _unsure_slap(slap: Slap) -> bool:
+    """A slap the observer was unsure of, given for its arm to be seen coming to rest on the
+    pile: ``lingering`` (a hand on the pile since the round ended) or ``joined`` (the other
+    player's part of one blob of both arms on the pile)."""
+    return bool((slap.evidence or {}).get("lingering") or (slap.evidence or {}).get("joined"))
 
 
 def _failed(ev: TableEvent, exc: Exception) -> TableEvent:

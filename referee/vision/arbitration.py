@@ -290,6 +290,20 @@ class TrackSettings:
     refind_places: int = 3
     refind_near_mm: float = 8.0
     refind_score: float = 0.7
+    #: a lost card not found so, a hand over part of it, is looked for on what the hands leave
+    #: of the view (the tracker's hand cells, grown by ``hand_margin_px``): at its best places
+    #: (within ``refind_near_mm``, three angles) it must match at least ``refind_hidden_score``
+    #: there, over at least ``refind_hidden_shown`` of its face, and show at least
+    #: ``refind_hidden_face`` of its face (:func:`face_shown`); followed from there on what the
+    #: hands leave too. Game 5934: B's 5C put at the mat's edge beyond B's slot 5 under B's
+    #: hand for 0.6 s, matching 0.46 at best, 0.99 on what the hand left of it (a fifth to a
+    #: third of it: the hand cells take in the card's edge and pips next to the hand), its face
+    #: shown 0.33-0.67; game 5944: A's 8D, 0.70 and 0.54-0.62. Places on a hand's edge matched
+    #: up to 0.88 so, their face shown 0.22 at most.
+    refind_hidden_score: float = 0.65
+    refind_hidden_shown: float = 0.2
+    refind_hidden_face: float = 0.3
+    hand_margin_px: int = 3
 
 
 def _rotate_search(view: np.ndarray, geo: ViewGeometry, centre: tuple[float, float], angle: float,
@@ -355,6 +369,31 @@ def _match(view: np.ndarray, geo: ViewGeometry, tmpl: np.ndarray, s: float, cent
     return x, y, value
 
 
+def _masked_ncc(region: np.ndarray, valid: np.ndarray, tmpl: np.ndarray, min_shown: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised cross-correlation of ``tmpl`` at each place of ``region`` (as
+    ``TM_CCOEFF_NORMED``) over the pixels ``valid`` (non-zero) leaves, and the share of the
+    template they leave there; -1 where that share is under ``min_shown`` or either side is flat."""
+    t = tmpl.astype(np.float32)
+    m = (valid > 0).astype(np.float32)
+    mi = m * region.astype(np.float32)
+    ones = np.ones_like(t)
+
+    def corr(a: np.ndarray, k: np.ndarray) -> np.ndarray:
+        return cv2.matchTemplate(a, k, cv2.TM_CCORR)
+
+    n = corr(m, ones)
+    n_safe = np.maximum(n, 1.0)
+    s_t, s_i = corr(m, t), corr(mi, ones)
+    var_t = corr(m, t * t) - s_t * s_t / n_safe
+    var_i = corr(mi * region.astype(np.float32), ones) - s_i * s_i / n_safe
+    den = np.sqrt(np.maximum(var_t, 0.0) * np.maximum(var_i, 0.0))
+    shown = n / float(t.size)
+    ok = (shown >= min_shown) & (var_t > n_safe) & (var_i > n_safe)  # (a grey level's variance over 1)
+    score = np.where(ok, (corr(mi, t) - s_t * s_i / n_safe) / np.maximum(den, 1e-6), -1.0)
+    return score.astype(np.float32), shown
+
+
 def _line_blur(img: np.ndarray, dx: float, dy: float) -> np.ndarray:
     """``img`` smeared along (dx, dy) pixels (a box along the line: linear motion blur)."""
     n = int(math.ceil(max(abs(dx), abs(dy)))) + 1
@@ -372,6 +411,7 @@ class _Run:
 
     hist: list[int]
     misses: int = 0
+    hidden: bool = False  # matched on what the hands leave of each view (found so by ``refind``)
 
 
 class _Follower:
@@ -388,10 +428,15 @@ class _Follower:
         self.coarse = template.at(st.coarse_px_per_mm)
         self.fine = template.at(st.fine_px_per_mm)
         self.a0 = template.pose.angle_deg
+        #: each view's hands (any grid over the view's whole area, non-zero on a hand; None:
+        #: not known), and what they leave of it in the view's pixels, made when needed
+        self.hands: list[np.ndarray | None] = [None] * n
+        self._left: dict[int, np.ndarray | None] = {}
 
-    def grow(self, view: np.ndarray, t: float) -> None:
-        """One more view at the end, not yet searched."""
+    def grow(self, view: np.ndarray, t: float, hands: np.ndarray | None = None) -> None:
+        """One more view at the end, not yet searched (``hands``: its hands, as ``self.hands``)."""
         self.views.append(view)
+        self.hands.append(hands)
         self.t = np.append(self.t, t)
         self.centres = np.vstack([self.centres, np.full((1, 2), np.nan)])
         self.angles = np.append(self.angles, np.nan)
@@ -408,8 +453,65 @@ class _Follower:
         f.centres = np.vstack([np.full((m, 2), np.nan), self.centres])
         f.angles = np.concatenate([np.full(m, np.nan), self.angles])
         f.scores = np.concatenate([np.full(m, np.nan), self.scores])
+        f.hands = [None] * m + self.hands
+        f._left = {}
         f.start = self.start + m
         return f
+
+    def left_by_hands(self, i: int) -> np.ndarray | None:
+        """Where view ``i`` shows no hand (255; 0 on a hand or within ``hand_margin_px`` of
+        one), in the view's pixels; None when its hands are not known or it shows none."""
+        if i not in self._left:
+            cells, left = self.hands[i], None
+            if cells is not None and cells.any():
+                h, w = self.views[i].shape[:2]
+                hand = cv2.resize((cells > 0).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
+                k = 2 * self.st.hand_margin_px + 1
+                hand = cv2.dilate(hand, np.ones((k, k), np.uint8))
+                left = np.where(hand > 0, 0, 255).astype(np.uint8)
+            self._left[i] = left
+        return self._left[i]
+
+    def _hidden_match(self, i: int, tmpl: np.ndarray, s: float, centre: tuple[float, float], angle: float,
+                      radius: float) -> tuple[float, float, float, float]:
+        """The best place of ``tmpl`` (``s`` px/mm, the card at ``angle``) within ``radius`` mm
+        of ``centre`` in view ``i``, matched on what the hands leave: (x_mm, y_mm, score, angle)."""
+        th, tw = tmpl.shape
+        half = (tw / s / 2 + radius, th / s / 2 + radius)
+        region = _rotate_search(self.views[i], self.geo, centre, angle, half, s)
+        if region.shape[0] < th or region.shape[1] < tw:
+            return centre[0], centre[1], -1.0, angle
+        left = self.left_by_hands(i)
+        if left is None:
+            score = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
+        else:
+            pose = CardPose(centre[0], centre[1], angle)
+            valid = _patch(left, self.geo, pose, (2 * half[0], 2 * half[1]), s) >= 128
+            score, _ = _masked_ncc(region, valid, tmpl, self.st.refind_hidden_shown)
+        px, py, value = _peak(score)
+        x, y = _to_mat(px, py, tmpl.shape, s, half, centre, angle)
+        return x, y, value, angle
+
+    def _hidden_find(self, i: int, around: tuple[float, float], radius: float, angle: float,
+                     turns: tuple[float, ...]) -> float:
+        """The card looked for within ``radius`` of ``around`` in view ``i`` on what the hands
+        leave (at ``angle`` turned by each of ``turns``, then refined at the view's scale over
+        three angles); its pose written into row ``i``; the score (-1: nowhere)."""
+        st = self.st
+        c, f = st.coarse_px_per_mm, st.fine_px_per_mm
+        x, y, sc, a = max((self._hidden_match(i, self.coarse, c, around, angle + d, radius) for d in turns),
+                          key=lambda r: r[2])
+        if sc < st.min_score:
+            return -1.0
+        x, y, sc, a = max((self._hidden_match(i, self.fine, f, (x, y), a + d, 3.0 / f + 1.0)
+                           for d in (-st.angle_step_deg, 0.0, st.angle_step_deg)), key=lambda r: r[2])
+        self.centres[i], self.angles[i] = (x, y), a
+        return sc
+
+    def _shown_here(self, i: int) -> float:
+        """The share of the card's face view ``i`` shows where row ``i`` places it (:func:`face_shown`)."""
+        pose = CardPose(float(self.centres[i, 0]), float(self.centres[i, 1]), float(self.angles[i]))
+        return face_shown(self.views[i], self.template, pose, self.geo)[2]
 
     # a candidate place that shows what the start view showed there is old content (another
     # card that looks alike, lying still), not the card being followed - unless it is where
@@ -502,6 +604,17 @@ class _Follower:
                 hist.append(i)
                 return
         radius = (st.search_mm if run.misses == 0 else st.lost_search_mm) + 0.3 * float(np.hypot(*move))
+        if run.hidden:
+            sc = self._hidden_find(i, (float(pred[0]), float(pred[1])), radius, angle, (0.0,))
+            if sc >= need and abs(_wrap(self.angles[i] - self.a0)) <= st.max_turn_deg:
+                self.scores[i] = sc
+                hist.append(i)
+                run.misses = 0
+            else:
+                c[i] = np.nan
+                self.angles[i] = np.nan
+                run.misses += 1
+            return
         x, y, sc = self._coarse(i, (float(pred[0]), float(pred[1])), angle, radius,
                                 (float(move[0]), float(move[1])))
         ok = sc >= need
@@ -548,12 +661,11 @@ class _Follower:
                           pose.angle_deg, 1.5)
         return sc >= st.reacquire_score
 
-    def refind(self, i: int, allowed: np.ndarray | None) -> bool:
-        """Look for the card anywhere on the mat in view ``i``, its centre where ``allowed`` (a
-        mask in the views' pixels, non-zero where the card may lie; None: anywhere) admits, not
-        on old content (:meth:`_static`): the whole mat at ``refind_px_per_mm`` at the card's
-        first angle, then its best places (``refind_places``) looked at as :meth:`find` does;
-        when found (``refind_score``), seed it there."""
+    def _whole_mat(self, i: int, allowed: np.ndarray | None, hidden: bool
+                   ) -> tuple[np.ndarray, float, tuple[float, float], tuple[float, float]]:
+        """The card's match over the whole mat in view ``i`` at ``refind_px_per_mm`` and its
+        first angle (on what the hands leave, only where they cover part of it, with
+        ``hidden``), -1 where ``allowed`` rules its centre out: (scores, px/mm, half, centre)."""
         st, geo = self.st, self.geo
         s = st.refind_px_per_mm
         tmpl = self.template.at(s)
@@ -562,19 +674,46 @@ class _Follower:
         centre = (w / 2, h / 2)
         half = (w / 2 + geo.margin_mm, h / 2 + geo.margin_mm)
         region = _rotate_search(self.views[i], geo, centre, self.a0, half, s)
-        score = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
+        pose = CardPose(*centre, self.a0)
+        left = self.left_by_hands(i) if hidden else None
+        if left is None:
+            score = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
+            if hidden:
+                score[:] = -1.0  # no hand: nothing hidden
+        else:
+            valid = _patch(left, geo, pose, (2 * half[0], 2 * half[1]), s) >= 128
+            score, shown = _masked_ncc(region, valid, tmpl, st.refind_hidden_shown)
+            score[shown > 0.95] = -1.0  # no hand over it there: the plain search looked
         if allowed is not None:
-            mask = _patch(allowed, geo, CardPose(*centre, self.a0), (2 * half[0], 2 * half[1]), s)
+            mask = _patch(allowed, geo, pose, (2 * half[0], 2 * half[1]), s)
             score[mask[th // 2: th // 2 + score.shape[0], tw // 2: tw // 2 + score.shape[1]] < 128] = -1.0
-        for _try in range(st.refind_places):
-            px, py, value = _peak(score)
-            if value < st.min_score:
-                break
-            x, y = _to_mat(px, py, tmpl.shape, s, half, centre, self.a0)
-            if not self._static(i, x, y, self.a0) and self.find(i, (x, y), st.refind_near_mm) \
-                    and self.scores[i] >= st.refind_score:
-                return True
-            _suppress(score, px, py, s)  # not it: the next best place
+        return score, s, half, centre
+
+    def refind(self, i: int, allowed: np.ndarray | None) -> bool | str:
+        """Look for the card anywhere on the mat in view ``i``, its centre where ``allowed`` (a
+        mask in the views' pixels, non-zero where the card may lie; None: anywhere) admits, not
+        on old content (:meth:`_static`): the whole mat at ``refind_px_per_mm`` at the card's
+        first angle, then its best places (``refind_places``) looked at as :meth:`find` does;
+        when found (``refind_score``), seed it there (True). Not found so, the same on what the
+        view's hands leave of it, where they cover part of it (``refind_hidden_score``): "hidden"."""
+        st = self.st
+        tmpl_shape = self.template.at(st.refind_px_per_mm).shape
+        for hidden in (False, True):
+            score, s, half, centre = self._whole_mat(i, allowed, hidden)
+            for _try in range(st.refind_places):
+                px, py, value = _peak(score)
+                if value < st.min_score:
+                    break
+                x, y = _to_mat(px, py, tmpl_shape, s, half, centre, self.a0)
+                if not self._static(i, x, y, self.a0):
+                    if hidden:
+                        sc = self._hidden_find(i, (x, y), st.refind_near_mm, self.a0, (-6.0, 0.0, 6.0))
+                        if sc >= st.refind_hidden_score and self._shown_here(i) >= st.refind_hidden_face:
+                            self.scores[i] = sc
+                            return "hidden"
+                    elif self.find(i, (x, y), st.refind_near_mm) and self.scores[i] >= st.refind_score:
+                        return True
+                _suppress(score, px, py, s)  # not it: the next best place
         self.centres[i], self.angles[i], self.scores[i] = np.nan, np.nan, np.nan
         return False
 
@@ -725,8 +864,7 @@ class CardFollow:
         f = self._f
         if not (np.isfinite(f.scores[i]) and np.isfinite(f.centres[i]).all()):
             return 0.0
-        pose = CardPose(float(f.centres[i, 0]), float(f.centres[i, 1]), float(f.angles[i]))
-        return face_shown(f.views[i], f.template, pose, f.geo)[2]
+        return f._shown_here(i)
 
     def time(self, i: int) -> float:
         return float(self._f.t[i])
@@ -739,8 +877,9 @@ class CardFollow:
         moved = np.flatnonzero(np.isfinite(self._f.scores) & (np.nan_to_num(away, nan=-1.0) >= away_mm))
         return float(self._f.t[moved[0]]) if len(moved) else None
 
-    def add(self, view: np.ndarray, t: float) -> None:
-        """The next view (time ``t``, after the last): the card is looked for in it."""
+    def add(self, view: np.ndarray, t: float, hands: np.ndarray | None = None) -> None:
+        """The next view (time ``t``, after the last): the card is looked for in it (``hands``:
+        where it shows hands, a grid over its whole area, non-zero on one; see :meth:`refind`)."""
         first = self._f.views[0]
         if not isinstance(view, np.ndarray) or view.shape != first.shape:
             got = getattr(view, "shape", type(view).__name__)
@@ -748,7 +887,7 @@ class CardFollow:
                              f"got {got}")
         if not (math.isfinite(t) and t > self.last_time):
             raise ValueError(f"view {len(self)}: time {t} does not follow the last view's {self.last_time}")
-        self._f.grow(view, float(t))
+        self._f.grow(view, float(t), hands)
         i = len(self._f.views) - 1
         if self._f.can_visit(self._run, i):
             self._f.visit(self._run, i)
@@ -761,12 +900,14 @@ class CardFollow:
         """Look for a card no longer followed anywhere on the mat in the last view (its centre
         where ``allowed``, a mask in the views' pixels, is non-zero); when it is found there,
         it is followed again from there. (A card carried fast is lost in the blur; found again
-        where it was put down, it can be seen at rest there.)"""
+        where it was put down, it can be seen at rest there.) A card a hand covers in part is
+        looked for on what the hands of the view (:meth:`add`) leave of it, and followed so."""
         f = self._f
         i = len(f.views) - 1
-        if not f.refind(i, allowed):
+        found = f.refind(i, allowed)
+        if not found:
             return False
-        self._run = _Run([i])
+        self._run = _Run([i], hidden=found == "hidden")
         return True
 
     def track(self, toward: tuple[float, float] | None = None, before: Sequence[np.ndarray] = (),

@@ -811,6 +811,31 @@ def test_what_comes_while_two_slaps_are_held_waits_for_their_views() -> None:
     assert lone in [item.event for item in arbiter.refine([back], at(61))]
 
 
+def test_a_pair_with_a_lingering_slap_waits_longer_for_its_views() -> None:
+    # slap-eval seed 6777: A's hand, over pile 1 since A's last play, was given as a slap in the
+    # frame B's slap was (to be timed by its arm); it came down 0.13 s after B's, its arm at rest
+    # two views before the pair's views ended, and the slap was dropped as never come down
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    cal = load_calibration(FIXTURES / "exchange" / "calibration.yaml")
+
+    def at(frame: int) -> TrackedFrame:
+        return TrackedFrame(frame, frame / 30, {}, (), ())
+
+    b = Slap(t=41 / 30, frame=41, player=Player.B, pile=1)
+    for marked, wait in (({"lingering": True}, "unsure"), ({"joined": True}, "unsure"), ({}, "sure")):
+        arbiter = Arbiter(ZoneTracker(cal))
+        a = Slap(t=41 / 30, frame=41, player=Player.A, pile=1, evidence=marked)
+        due = 41 + arbiter.s.slap_after_frames + (wait == "unsure") * arbiter.s.unsure_slap_after_frames
+        assert arbiter.refine([b, a], at(41)) == []
+        sure_due = 41 + arbiter.s.slap_after_frames
+        for frame in range(42, due):
+            assert arbiter.refine([], at(frame)) == [], (marked, frame)
+        assert (due > sure_due) is (wait == "unsure")  # an unsure pair waits past the sure pair's views
+        assert arbiter.refine([], at(due)) != [], marked
+
+
 def test_a_hand_on_the_pile_since_the_round_ended_is_no_slap_unless_its_arm_came_down() -> None:
     from referee.live.arbitrate import Arbiter
     from referee.vision.tracking import TrackedFrame, ZoneTracker
@@ -977,10 +1002,10 @@ def test_a_lost_card_gone_from_its_settled_slot_is_looked_for_outside_the_zones(
         view_shape = view.shape
 
         def __init__(self, home: bool) -> None:
-            self.home, self.masks = home, []
+            self.home, self.masks, self.hands = home, [], []
 
-        def add(self, grey: np.ndarray, t: float) -> None:
-            pass
+        def add(self, grey: np.ndarray, t: float, hands: np.ndarray | None = None) -> None:
+            self.hands.append(hands)
 
         def at_start(self) -> bool:
             return self.home
@@ -996,13 +1021,16 @@ def test_a_lost_card_gone_from_its_settled_slot_is_looked_for_outside_the_zones(
 
     def frame(k: int, settled: bool, covered: bool, tops: dict[str, str]) -> None:
         arbiter._grey.append(k, k / 30, view)
+        arbiter._hand_masks.append(k, k / 30, np.full((4, 4), k % 2, np.uint8))  # the frame's hand cells
         obs = ZoneObservation("B.stock1", occupied=False, covered=covered, settled=settled,
                               occupancy_score=0.0, motion=0.0)
         arbiter._follow_cards(TrackedFrame(k, k / 30, {"B.stock1": obs}, (), ()), tops)
 
     frame(12, settled=False, covered=True, tops={})  # busy: not yet
     assert gone.masks == []
+    assert gone.hands[-1] is not None and (gone.hands[-1] == 0).all()  # each view's hands go with it
     frame(13, settled=True, covered=True, tops={"B.stock1": "9H"})  # under a still arm: looked for
+    assert gone.hands[-1] is not None and (gone.hands[-1] == 1).all()
     assert len(gone.masks) == 1 and not faces[0].home and faces[1].home
     frame(14, settled=True, covered=False, tops={})
     assert len(gone.masks) == 2

@@ -240,6 +240,58 @@ def test_a_lost_card_is_found_again_on_the_mat_where_allowed() -> None:
     assert follows[1].face_shown(last - 1) == 0.0  # not found
 
 
+def test_a_lost_card_half_under_a_hand_is_found_on_what_the_hand_leaves() -> None:
+    """race-4f: B's card, lost in its carry (blanked) and lying on top of pile 2 once the
+    hands have gone, then half covered by a hand (a flat dark patch over its upper half, as the
+    tracker's hand cells mark it): the whole card no longer matches well enough to be found
+    again, but what the hand leaves of it does (game 5934: a card put beside the mat under the
+    hand). Found so, it is followed on what the hands leave while the hand stays; with no hands
+    given, or the hand over all of it, it is not found."""
+    c = clip("race-4f")
+    play = next(p for p in c.plays if p.player == "B")
+    k0, last = (play.frame or 0) - 20, len(c.views) - 4
+    face = ar.slot_template(c.views[k0], c.layout.zone(f"B.stock{play.slot}"), c.geo, label=str(play.card))
+    pile = c.layout.zone(f"pile{play.pile}").center
+    carry = [k for k in range(k0 + 1, last) if play.t - 0.3 < k / 30.0 < play.t]
+    cell = 4  # view pixels per hand cell
+
+    def hand_over(view: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
+        """``view`` with a hand over ``share`` of the card on the pile, from B's side, and its cells."""
+        w, h = ar.CARD_MM
+        x0, y0 = c.geo.to_px(pile[0] - w / 2 - 15, pile[1] - h / 2 - 15)
+        x1, y1 = c.geo.to_px(pile[0] + w / 2 + 15, pile[1] - h / 2 + share * h)
+        covered = view.copy()
+        covered[int(y0):int(y1), int(x0):int(x1)] = 60
+        cells = np.zeros((view.shape[0] // cell, view.shape[1] // cell), np.uint8)
+        cells[int(y0) // cell:int(math.ceil(y1 / cell)), int(x0) // cell:int(math.ceil(x1 / cell))] = 1
+        return covered, cells
+
+    def lost_follow() -> ar.CardFollow:
+        follow = ar.CardFollow(c.views[k0], k0 / 30.0, face, c.geo)
+        for k in range(k0 + 1, last):
+            follow.add(np.full_like(c.views[k], 128) if k in carry else c.views[k], k / 30.0)
+        assert not follow.following
+        return follow
+
+    half, half_cells = hand_over(c.views[last], 0.55)
+    plain = lost_follow()
+    plain.add(half, last / 30.0)
+    assert not plain.refind(None)  # the whole card: too much of it hidden
+    follow = lost_follow()
+    follow.add(half, last / 30.0, half_cells)
+    assert follow.refind(None)
+    x, y = follow.last_centre or (math.inf, math.inf)
+    assert math.hypot(x - pile[0], y - pile[1]) < 10
+    for k in range(last + 1, len(c.views)):  # followed on what the hand leaves
+        view, cells = hand_over(c.views[k], 0.55)
+        follow.add(view, k / 30.0, cells)
+        assert follow.last_centre == pytest.approx((x, y), abs=1.0)
+    whole, whole_cells = hand_over(c.views[last], 1.0)
+    covered = lost_follow()
+    covered.add(whole, last / 30.0, whole_cells)
+    assert not covered.refind(None)
+
+
 def test_a_card_follow_refuses_views_out_of_step() -> None:
     c = clip("race-4f")
     face = ar.slot_template(c.views[0], c.layout.zone("A.stock1"), c.geo)
