@@ -3937,8 +3937,16 @@ def _arm_in_x(hand: HandBlob) -> float:
 
 
 def _guessed(evidence: dict[str, object], reading: ZoneReading) -> dict[str, object]:
-    """A first frame's event whose card was not read surely: ``evidence`` saying so."""
-    return {**evidence, "guessed": True, "read_confidence": round(reading.confidence, 3)}
+    """A first frame's event whose card was not read surely: ``evidence`` saying so, with the
+    zone and the reading's runner-up, so that a clash with a card read elsewhere can make it
+    give way (race-eval seed 6769 with the model: B's 8C guessed 10C at 0.41, the runner-up 8C
+    at 0.39, while A's 10C lay in A's slot 3: the turn was refused, and B's play of the 8C, its
+    F_LOST_TOUCH and its take-back were lost)."""
+    out = {**evidence, "guessed": True, "zone": reading.zone, "read_confidence": round(reading.confidence, 3)}
+    if reading.runner_up is not None:
+        out |= {"runner_up": reading.runner_up,
+                "runner_up_confidence": round(reading.runner_up_confidence, 3)}
+    return out
 
 
 def _zone_box(zone: Zone) -> tuple[float, float, float, float]:

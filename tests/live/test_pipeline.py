@@ -280,6 +280,31 @@ def test_a_card_read_where_the_engine_holds_it_elsewhere_takes_the_less_sure_rea
     assert str(referee.game.piles[2].top) == "2D"
 
 
+def test_a_first_frame_s_guess_clashing_with_a_card_read_elsewhere_takes_its_runner_up() -> None:
+    """Race-eval seed 6769 with the model: B's slot 3 shows 8C, read in the first frame as
+    "card" (10C at 0.41, 8C at 0.39); A's 10C lay in A's slot 3, read surely. The guessed turn
+    was refused, and B's play of the 8C, its F_LOST_TOUCH and its take-back were lost. Its
+    evidence now names its zone and runner-up (:meth:`Observer.start`): it gives way to the 8C,
+    and the observer is told (:meth:`Observer.rename`)."""
+    from referee.vision.observation import ZoneReading
+
+    referee = judged()  # both players dealt
+    readings = {z.id: ZoneReading(z.id, "back", 1.0, 0, 0.0) for z in referee.calibration.layout.zones
+                if z.owner is not None and z.number is not None}
+    readings["A.stock3"] = ZoneReading("A.stock3", "10C", 0.84, 0, 0.0, runner_up="10S",
+                                       runner_up_confidence=0.5)
+    readings["B.stock3"] = ZoneReading("B.stock3", "card", 0.41, 0, 0.0, guess="10C", runner_up="8C",
+                                       runner_up_confidence=0.39)
+    turns = [e for e in referee.observer.start(readings, 0, 0.0) if isinstance(e, Turn)]
+    assert sorted((e.player, str(e.card)) for e in turns) == [(Player.A, "10C"), (Player.B, "10C")]
+    for ev in sorted(turns, key=lambda e: e.player is Player.B):  # A's first: B's clashes with it
+        referee._judge(ev, StepResult(0, 0.0, TrackedFrame(0, 0.0, {}, (), ())))
+    assert not referee.rejected
+    assert str(referee.game.sides[Player.B].stock[2].top) == "8C"
+    assert str(referee.game.sides[Player.A].stock[2].top) == "10C"
+    assert referee.observer.state.tops["B.stock3"] == "8C"
+
+
 def test_in_a_clash_the_likelier_pair_of_readings_stands() -> None:
     # game 5004: A's slot 1 shows 6H, read as 5H (0.615, then 6H at 0.458); B's spit card 5H was
     # read a little less surely (0.599, then 4H at 0.173). 5H in the slot and 4H on the pile is

@@ -201,13 +201,20 @@ def test_a_first_frame_s_card_not_read_surely_is_its_likeliest_card(layout: MatL
     obs = Observer(layout)
     turns = {e.slot: e for e in obs.start(readings, 0, 0.0) if isinstance(e, Turn) and e.player is Player.A}
     assert str(turns[4].card) == "JS" and turns[4].evidence == {
-        "prelude": True, "frame": 0, "guessed": True, "read_confidence": 0.45}
+        "prelude": True, "frame": 0, "guessed": True, "zone": "A.stock4", "read_confidence": 0.45}
     assert 5 not in turns and not (turns[1].evidence or {}).get("guessed")
     assert obs.state.tops["A.stock4"] == "JS" and obs.state.tops["A.stock5"] == "card"
     zones = {z.id: ZoneObservation(z.id, True, False, True, 1.0, 0.0) for z in layout.zones}
     change = ZoneChange("A.stock4", 40, 40 / FPS, True, False, 30, 20.0)
     assert obs.update(TrackedFrame(40, 40 / FPS, zones, (change,), ()),
                       {"A.stock4": ZoneReading("A.stock4", "JS", 0.9, 40, 40 / FPS)}) == []
+    # with the reading's runner-up, which a clash with a card read elsewhere may make it take
+    # (race-eval seed 6769 with the model: tests/live/test_pipeline.py)
+    readings["A.stock4"] = replace(readings["A.stock4"], runner_up="JC", runner_up_confidence=0.391)
+    turns = {e.slot: e for e in Observer(layout).start(readings, 0, 0.0)
+             if isinstance(e, Turn) and e.player is Player.A}
+    evidence = turns[4].evidence or {}
+    assert evidence["runner_up"] == "JC" and evidence["runner_up_confidence"] == 0.391
 
 
 def test_a_continued_game_s_card_not_read_surely_is_the_card_its_log_names(layout: MatLayout) -> None:
