@@ -135,6 +135,11 @@ class ArbiterSettings:
     #: 52 mm left of B's slot 5 and taken back 0.8 s later, the hand never leaving it, was missed)
     stray_views: int = 15
     stray_from_zone_mm: float = 10.0
+    #: (and its centre at least half the card's short side inside the view's edge, so that most
+    #: of it is seen: ``Arbiter._half_in_view``; game 5964 with the model: the follow
+    #: of B's 3C, which never left its slot 3, ran off with B's arm and "lay still" 41 mm
+    #: beyond the mat's edge, outside the view, matched on the view's replicated border: a
+    #: false F_SIXTH_PILE and F_BAD_MOVE)
     #: ... a hand over it, its found centre wanders more than a landing's (game 5068: B's 4S at
     #: rest 24 views beside B's slot 1 under the hand, its centre within 1.6 mm, never 15 views
     #: within 0.7 mm: the F_SIXTH_PILE lost)
@@ -555,7 +560,7 @@ class Arbiter:
                 if rest is None:
                     continue
                 x, y, i, t, score = rest
-                if score < s.landing_score or any(
+                if score < s.landing_score or not self._half_in_view(x, y) or any(
                         cv2.pointPolygonTest(outline, (x, y), True) > -s.stray_from_zone_mm
                         for outline in self._zone_outlines):
                     continue
@@ -569,6 +574,13 @@ class Arbiter:
                                        (x - w / 2, y - h / 2, x + w / 2, y + h / 2), w * h, t,
                                        card=face.label, player=self.layout.zone(slot).owner))
         return out
+
+    def _half_in_view(self, x: float, y: float) -> bool:
+        """Whether (``x``, ``y``), mat mm, lies at least half a card's short side inside the
+        view's edge (the mat and its margin): a card centred there is mostly seen."""
+        w, h = self.geo.mat_mm
+        inset = min(self.layout.card_mm) / 2 - self.geo.margin_mm
+        return inset <= x <= w - inset and inset <= y <= h - inset
 
     @staticmethod
     def _current(faces: Iterable[_Face]) -> list[_Face]:

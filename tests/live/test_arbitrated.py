@@ -914,7 +914,8 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
     one resting on a pile or near its slot, nor one matched poorly, nor one whose face hardly
     shows there in any of those views (game 5089 with the model: a follow that ran off with the
     hand; a third of it under the hand is enough: game 5493). Its centre, found under the hand,
-    may wander a little (game 5068: 1.6 mm), not as much as a card moving."""
+    may wander a little (game 5068: 1.6 mm), not as much as a card moving. Not one whose
+    centre lies less than half the card's short side inside the view (game 5964)."""
     from collections import deque
     from types import SimpleNamespace
 
@@ -967,7 +968,11 @@ def test_a_card_followed_to_rest_outside_the_zones_is_a_stray() -> None:
              face("6S", Follow(outside, 0.7, wander=1.6)),  # under the hand (game 5068)
              face("5S", Follow(outside, 0.7, wander=5.0)),  # moving
              face("9C", Follow(outside, 0.7, shown=0.14)),  # its face hardly shown (game 5089)
-             face("2C", Follow(outside, 0.64, shown=0.33))]  # a third shown, under the hand (game 5493)
+             face("2C", Follow(outside, 0.64, shown=0.33)),  # a third shown, under the hand (game 5493)
+             # beyond the mat's edge, its centre outside the view (game 5964 with the model: a
+             # follow that ran off with B's arm, matched on the view's replicated border)
+             face("3C", Follow((float(slot[0]), -arbiter.geo.margin_mm - 1.0), 0.8)),
+             face("3D", Follow((float(slot[0]), -10.0), 0.8))]  # (its centre 30 mm inside the view)
     arbiter._faces = {"B.stock1": deque(faces)}  # type: ignore[arg-type]  # stand-ins: what strays reads
     now = TrackedFrame(570, 19.0, {}, (), ())
     strays = arbiter.strays(now)
