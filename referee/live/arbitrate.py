@@ -100,11 +100,12 @@ class ArbiterSettings:
     layering_model: str | None = "default"
     slap_before_frames: int = 15  # hand views from this long before the first slap ...
     slap_after_frames: int = 7  # ... to this long after the last (both hands lie still)
-    #: ... and this much longer after a slap the observer was unsure of (a hand on the pile
-    #: since the round ended, given when the other player slapped, in that frame): it may
-    #: come down later (slap-eval seed 6777: A's hand, over pile 1 since A's last play, came
-    #: down 0.13 s after B's, its arm at rest 2 views before the views ended, and the slap
-    #: was dropped)
+    #: ... and a pair waits this much longer after a slap the observer was unsure of (a hand on
+    #: the pile since the round ended, given when the other player slapped, in that frame): it
+    #: may come down later, and when it is not seen to come to rest in the views to
+    #: ``slap_after_frames``, it is looked for in the views to the present (slap-eval seed 6777:
+    #: A's hand, over pile 1 since A's last play, came down 0.13 s after B's, its arm at rest 2
+    #: views before the views ended, and the slap was dropped)
     unsure_slap_after_frames: int = 8
     #: where the background was taken (this many frames before the window) until stop 31; it
     #: now only places the window, and the background is made from all the views kept before
@@ -1162,7 +1163,7 @@ class Arbiter:
         return tracked.frame >= max(h.frame + self._slap_waits(h.slap) for h in self._held)
 
     def _slap_waits(self, slap: Slap) -> int:
-        """How many views after ``slap`` its hand's views run (``slap_after_frames``, and
+        """How many views after ``slap`` it waits for (``slap_after_frames``, and
         ``unsure_slap_after_frames`` more for a slap the observer was unsure of)."""
         return self.s.slap_after_frames + (self.s.unsure_slap_after_frames if _unsure_slap(slap) else 0)
 
@@ -1242,13 +1243,28 @@ class Arbiter:
         """The first slap of each player (one or two): the hands round each slapped pile
         (:func:`~referee.vision.arbitration.hand_tracks`, once per pile), a slap put on the
         pile its player's hand really covered (when the observer named the other pile and the
-        hand never covered it), the touch times, and for two slaps on one pile the call."""
+        hand never covered it), the touch times, and for two slaps on one pile the call. The
+        hands' views end ``slap_after_frames`` after the later slap; when that drops a slap the
+        observer was unsure of (its arm not seen to come to rest), they run on to the present
+        (``unsure_slap_after_frames`` more), and the slap stands if its arm came to rest by
+        then (slap-eval seed 6777: A's hand, over pile 1 since A's last play, given with B's
+        slap, came down 0.13 s after it; in seeds 6761 and 6775 the hand that had slapped from
+        where it lay moved off again within those views)."""
         slaps = [h.slap for h in held]
+        out = self._slaps_seen_to(slaps, tracked, max(s.frame for s in slaps) + self.s.slap_after_frames)
+        if any(_unsure_slap(s) for s in slaps) and tracked.frame > max(s.frame for s in slaps) \
+                + self.s.slap_after_frames and sum(isinstance(a.event, Slap) for a in out) < len(slaps):
+            longer = self._slaps_seen_to(slaps, tracked, tracked.frame)
+            if sum(isinstance(a.event, Slap) for a in longer) == len(slaps):
+                return longer
+        return out
+
+    def _slaps_seen_to(self, slaps: list[Slap], tracked: TrackedFrame, last: int) -> list[Arbitrated]:
+        """:meth:`_slaps` on the hands' views up to frame ``last``."""
         late = any((s.evidence or {}).get("before_known") for s in slaps)
         piles = {s.pile for s in slaps}
         if len(slaps) == 2 and len(piles) == 1:  # the other pile too: the hands may lie there
             piles |= {int(z.removeprefix("pile")) for z in self._pile_ids}
-        last = min(max(s.frame + self._slap_waits(s) for s in slaps), tracked.frame)
         window = ("seen only when the round was known over, after the hands had gone: their views "
                   "no longer show them") if late else self._hand_views(min(s.t for s in slaps), piles, last)
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}

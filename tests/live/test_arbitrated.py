@@ -836,6 +836,35 @@ def test_a_pair_with_a_lingering_slap_waits_longer_for_its_views() -> None:
         assert arbiter.refine([], at(due)) != [], marked
 
 
+def test_a_lingering_slap_dropped_on_the_pair_s_views_is_looked_for_in_the_views_to_the_present() -> None:
+    """Slap-eval seed 6777 (its arm came to rest two views before the pair's views ended: looked
+    for in the views to the present, it stands) and seeds 6761 and 6775 (the hand, which had
+    slapped from where it lay, moved off again in those longer views: the pair's views stand)."""
+    from referee.live.arbitrate import Arbiter, Arbitrated, _HeldSlap
+    from referee.vision.tracking import TrackedFrame, ZoneTracker
+
+    arbiter = Arbiter(ZoneTracker(load_calibration(FIXTURES / "exchange" / "calibration.yaml")))
+    b = Slap(t=1.4, frame=41, player=Player.B, pile=1)
+    lingering = Slap(t=1.4, frame=41, player=Player.A, pile=1, evidence={"lingering": True})
+    now = TrackedFrame(41 + arbiter.s.slap_after_frames + arbiter.s.unsure_slap_after_frames, 2.0, {}, (), ())
+    pair_end = 41 + arbiter.s.slap_after_frames
+    for kept_on, marked in (((pair_end,), lingering), ((now.frame,), lingering), ((), lingering),
+                            ((now.frame,), replace(lingering, evidence={}))):
+        asked: list[int] = []
+
+        def seen_to(slaps: list[Slap], tracked: TrackedFrame, last: int,
+                    kept: tuple[int, ...] = kept_on, asked: list[int] = asked) -> list[Arbitrated]:
+            asked.append(last)
+            return [Arbitrated(s) for s in slaps if s.player is Player.B or last in kept]
+
+        arbiter._slaps_seen_to = seen_to  # type: ignore[method-assign]  # a stand-in: which views decide
+        held = [_HeldSlap(b, 41, 1.4), _HeldSlap(marked, 41, 1.4)]
+        players = {a.event.player for a in arbiter._slaps(held, now)}
+        unsure = marked is lingering
+        assert asked == ([pair_end, now.frame] if unsure and pair_end not in kept_on else [pair_end])
+        assert (Player.A in players) is (bool(kept_on) and (unsure or pair_end in kept_on)), (kept_on, unsure)
+
+
 def test_a_hand_on_the_pile_since_the_round_ended_is_no_slap_unless_its_arm_came_down() -> None:
     from referee.live.arbitrate import Arbiter
     from referee.vision.tracking import TrackedFrame, ZoneTracker
