@@ -42,7 +42,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -291,7 +291,7 @@ class TrackSettings:
     refind_near_mm: float = 8.0
     refind_score: float = 0.7
     #: a lost card not found so, a hand over part of it, is looked for on what the hands leave
-    #: of the view (the tracker's hand cells, grown by ``hand_margin_px``): at its best places
+    #: of the view (the tracker's hand cells, grown by ``hand_margin_cells``): at its best places
     #: (within ``refind_near_mm``, three angles) it must match at least ``refind_hidden_score``
     #: there, over at least ``refind_hidden_shown`` of its face, and show at least
     #: ``refind_hidden_face`` of its face (:func:`face_shown`); followed from there on what the
@@ -301,9 +301,13 @@ class TrackSettings:
     #: shown 0.33-0.67; game 5944: A's 8D, 0.70 and 0.54-0.62. Places on a hand's edge matched
     #: up to 0.88 so, their face shown 0.22 at most.
     refind_hidden_score: float = 0.65
+    #: (a place is looked at so when it matches at least this on the whole mat's search, on
+    #: what the hands leave: the cards found so in games 5607, 5676, 5934 and 5944 matched
+    #: 0.56-0.93 there; half the places tried matched less, a search each 1.2 ms)
+    refind_hidden_place: float = 0.5
     refind_hidden_shown: float = 0.2
     refind_hidden_face: float = 0.3
-    hand_margin_px: int = 3
+    hand_margin_cells: int = 1
 
 
 def _rotate_search(view: np.ndarray, geo: ViewGeometry, centre: tuple[float, float], angle: float,
@@ -431,7 +435,7 @@ class _Follower:
         #: each view's hands (any grid over the view's whole area, non-zero on a hand; None:
         #: not known), and what they leave of it in the view's pixels, made when needed
         self.hands: list[np.ndarray | None] = [None] * n
-        self._left: dict[int, np.ndarray | None] = {}
+        self._left: dict[int, tuple[np.ndarray, ViewGeometry] | None] = {}
 
     def grow(self, view: np.ndarray, t: float, hands: np.ndarray | None = None) -> None:
         """One more view at the end, not yet searched (``hands``: its hands, as ``self.hands``)."""
@@ -453,22 +457,24 @@ class _Follower:
         f.centres = np.vstack([np.full((m, 2), np.nan), self.centres])
         f.angles = np.concatenate([np.full(m, np.nan), self.angles])
         f.scores = np.concatenate([np.full(m, np.nan), self.scores])
-        f.hands = [None] * m + self.hands
+        unknown: list[np.ndarray | None] = [None] * m
+        f.hands = unknown + self.hands
         f._left = {}
         f.start = self.start + m
         return f
 
-    def left_by_hands(self, i: int) -> np.ndarray | None:
-        """Where view ``i`` shows no hand (255; 0 on a hand or within ``hand_margin_px`` of
-        one), in the view's pixels; None when its hands are not known or it shows none."""
+    def left_by_hands(self, i: int) -> tuple[np.ndarray, ViewGeometry] | None:
+        """Where view ``i`` shows no hand (255; 0 on a hand or within ``hand_margin_cells`` of
+        one), on the hands' own grid, and that grid's geometry (the view's, at its scale); None
+        when its hands are not known or it shows none."""
         if i not in self._left:
             cells, left = self.hands[i], None
             if cells is not None and cells.any():
-                h, w = self.views[i].shape[:2]
-                hand = cv2.resize((cells > 0).astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
-                k = 2 * self.st.hand_margin_px + 1
-                hand = cv2.dilate(hand, np.ones((k, k), np.uint8))
-                left = np.where(hand > 0, 0, 255).astype(np.uint8)
+                k = 2 * self.st.hand_margin_cells + 1
+                hand = cv2.dilate((cells > 0).astype(np.uint8), np.ones((k, k), np.uint8))
+                scale = cells.shape[1] / self.views[i].shape[1]
+                left = (np.where(hand > 0, 0, 255).astype(np.uint8),
+                        replace(self.geo, px_per_mm=self.geo.px_per_mm * scale))
             self._left[i] = left
         return self._left[i]
 
@@ -486,7 +492,7 @@ class _Follower:
             score = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
         else:
             pose = CardPose(centre[0], centre[1], angle)
-            valid = _patch(left, self.geo, pose, (2 * half[0], 2 * half[1]), s) >= 128
+            valid = _patch(left[0], left[1], pose, (2 * half[0], 2 * half[1]), s) >= 128
             score, _ = _masked_ncc(region, valid, tmpl, self.st.refind_hidden_shown)
         px, py, value = _peak(score)
         x, y = _to_mat(px, py, tmpl.shape, s, half, centre, angle)
@@ -681,7 +687,7 @@ class _Follower:
             if hidden:
                 score[:] = -1.0  # no hand: nothing hidden
         else:
-            valid = _patch(left, geo, pose, (2 * half[0], 2 * half[1]), s) >= 128
+            valid = _patch(left[0], left[1], pose, (2 * half[0], 2 * half[1]), s) >= 128
             score, shown = _masked_ncc(region, valid, tmpl, st.refind_hidden_shown)
             score[shown > 0.95] = -1.0  # no hand over it there: the plain search looked
         if allowed is not None:
@@ -702,7 +708,7 @@ class _Follower:
             score, s, half, centre = self._whole_mat(i, allowed, hidden)
             for _try in range(st.refind_places):
                 px, py, value = _peak(score)
-                if value < st.min_score:
+                if value < (st.refind_hidden_place if hidden else st.min_score):
                     break
                 x, y = _to_mat(px, py, tmpl_shape, s, half, centre, self.a0)
                 if not self._static(i, x, y, self.a0):
