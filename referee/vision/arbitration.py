@@ -305,6 +305,11 @@ class TrackSettings:
     #: what the hands leave: the cards found so in games 5607, 5676, 5934 and 5944 matched
     #: 0.56-0.93 there; half the places tried matched less, a search each 1.2 ms)
     refind_hidden_place: float = 0.5
+    #: (and it must be found so in two views in a row, within this of each other: a card put
+    #: down lies still; game 5878: B's 2C, lost under A's 2H on pile 1, was found so on B's arm
+    #: beyond B's slot 2 at 0.69, its face 30 % shown, and followed into the slot: placed
+    #: elsewhere, not beneath the 2H, and A's F_LOST_TOUCH given 1.5 s late)
+    refind_hidden_still_mm: float = 2.0
     refind_hidden_shown: float = 0.2
     refind_hidden_face: float = 0.3
     hand_margin_cells: int = 1
@@ -436,6 +441,8 @@ class _Follower:
         #: not known), and what they leave of it in the view's pixels, made when needed
         self.hands: list[np.ndarray | None] = [None] * n
         self._left: dict[int, tuple[np.ndarray, ViewGeometry] | None] = {}
+        #: (view, x, y) where the card was last found on what the hands leave, not yet seen still
+        self._hidden_candidate: tuple[int, float, float] | None = None
 
     def grow(self, view: np.ndarray, t: float, hands: np.ndarray | None = None) -> None:
         """One more view at the end, not yet searched (``hands``: its hands, as ``self.hands``)."""
@@ -459,7 +466,7 @@ class _Follower:
         f.scores = np.concatenate([np.full(m, np.nan), self.scores])
         unknown: list[np.ndarray | None] = [None] * m
         f.hands = unknown + self.hands
-        f._left = {}
+        f._left, f._hidden_candidate = {}, None
         f.start = self.start + m
         return f
 
@@ -715,13 +722,24 @@ class _Follower:
                     if hidden:
                         sc = self._hidden_find(i, (x, y), st.refind_near_mm, self.a0, (-6.0, 0.0, 6.0))
                         if sc >= st.refind_hidden_score and self._shown_here(i) >= st.refind_hidden_face:
-                            self.scores[i] = sc
-                            return "hidden"
+                            if self._hidden_still(i):
+                                self.scores[i] = sc
+                                return "hidden"
+                            break  # found so here first: wait for the next view
                     elif self.find(i, (x, y), st.refind_near_mm) and self.scores[i] >= st.refind_score:
                         return True
                 _suppress(score, px, py, s)  # not it: the next best place
         self.centres[i], self.angles[i], self.scores[i] = np.nan, np.nan, np.nan
         return False
+
+    def _hidden_still(self, i: int) -> bool:
+        """Whether the card found on what the hands leave in view ``i`` (row ``i``) was found
+        so in the view before too, within ``refind_hidden_still_mm``: it lies still there. Else
+        the place is kept to be asked about in the next view."""
+        x, y = float(self.centres[i, 0]), float(self.centres[i, 1])
+        before, self._hidden_candidate = self._hidden_candidate, (i, x, y)
+        return before is not None and before[0] == i - 1 \
+            and math.hypot(x - before[1], y - before[2]) <= self.st.refind_hidden_still_mm
 
     def finish(self, toward: tuple[float, float] | None) -> CardTrack:
         """After following forward from the start view: backward from it, and (``toward``) the
