@@ -136,11 +136,11 @@ class ArbiterSettings:
     #: 52 mm left of B's slot 5 and taken back 0.8 s later, the hand never leaving it, was missed)
     stray_views: int = 15
     stray_from_zone_mm: float = 10.0
-    #: (and its centre at least half the card's short side inside the view's edge, so that most
-    #: of it is seen: ``Arbiter._half_in_view``; game 5964 with the model: the follow
-    #: of B's 3C, which never left its slot 3, ran off with B's arm and "lay still" 41 mm
-    #: beyond the mat's edge, outside the view, matched on the view's replicated border: a
-    #: false F_SIXTH_PILE and F_BAD_MOVE)
+    # (and its centre at least half the card's short side inside the view's edge, so that most
+    # of it is seen: ``Arbiter._half_in_view``; game 5964 with the model: the follow of B's 3C,
+    # which never left its slot 3, ran off with B's arm and "lay still" 41 mm beyond the mat's
+    # edge, outside the view, matched on the view's replicated border: a false F_SIXTH_PILE and
+    # F_BAD_MOVE)
     #: ... a hand over it, its found centre wanders more than a landing's (game 5068: B's 4S at
     #: rest 24 views beside B's slot 1 under the hand, its centre within 1.6 mm, never 15 views
     #: within 0.7 mm: the F_SIXTH_PILE lost)
