@@ -1251,9 +1251,10 @@ class Arbiter:
         slap, came down 0.13 s after it; in seeds 6761 and 6775 the hand that had slapped from
         where it lay moved off again within those views)."""
         slaps = [h.slap for h in held]
-        out = self._slaps_seen_to(slaps, tracked, max(s.frame for s in slaps) + self.s.slap_after_frames)
-        if any(_unsure_slap(s) for s in slaps) and tracked.frame > max(s.frame for s in slaps) \
-                + self.s.slap_after_frames and sum(isinstance(a.event, Slap) for a in out) < len(slaps):
+        pair_end = max(s.frame for s in slaps) + self.s.slap_after_frames
+        out = self._slaps_seen_to(slaps, tracked, pair_end)
+        if any(_unsure_slap(s) for s in slaps) and tracked.frame > pair_end \
+                and sum(isinstance(a.event, Slap) for a in out) < len(slaps):
             longer = self._slaps_seen_to(slaps, tracked, tracked.frame)
             if sum(isinstance(a.event, Slap) for a in longer) == len(slaps):
                 return longer
