@@ -454,8 +454,11 @@ class Arbiter:
         if latest is None or oldest is None:
             return
         frame, t, grey = latest
-        kept_hands = self._hand_masks.latest()  # (a copy: the ring's memory is used again)
-        hands = kept_hands[2].copy() if kept_hands is not None and kept_hands[0] == frame else None
+        kept_hands = self._hand_masks.latest()
+        hands = None
+        if kept_hands is not None and kept_hands[0] == frame \
+                and any(face.follow is not None for faces in self._faces.values() for face in faces):
+            hands = kept_hands[2].copy()  # (a copy, kept by the follows: the ring's memory is used again)
         for slot, faces in self._faces.items():
             obs = tracked.zones.get(slot)
             settled = obs is not None and obs.settled

@@ -619,24 +619,19 @@ class _Follower:
         radius = (st.search_mm if run.misses == 0 else st.lost_search_mm) + 0.3 * float(np.hypot(*move))
         if run.hidden:
             sc = self._hidden_find(i, (float(pred[0]), float(pred[1])), radius, angle, (0.0,))
-            if sc >= need and abs(_wrap(self.angles[i] - self.a0)) <= st.max_turn_deg:
-                self.scores[i] = sc
-                hist.append(i)
-                run.misses = 0
-            else:
-                c[i] = np.nan
-                self.angles[i] = np.nan
-                run.misses += 1
-            return
-        x, y, sc = self._coarse(i, (float(pred[0]), float(pred[1])), angle, radius,
-                                (float(move[0]), float(move[1])))
-        ok = sc >= need
-        if ok:
-            s_f = self._refine(i, (x, y), angle)
-            turned = abs(_wrap(self.angles[i] - self.a0))
-            ok = (s_f >= need or s_f >= 0.8 * sc) and turned <= st.max_turn_deg
+            ok = sc >= need and abs(_wrap(self.angles[i] - self.a0)) <= st.max_turn_deg
             if ok:
-                self.scores[i] = max(s_f, sc) if s_f < need else s_f
+                self.scores[i] = sc
+        else:
+            x, y, sc = self._coarse(i, (float(pred[0]), float(pred[1])), angle, radius,
+                                    (float(move[0]), float(move[1])))
+            ok = sc >= need
+            if ok:
+                s_f = self._refine(i, (x, y), angle)
+                turned = abs(_wrap(self.angles[i] - self.a0))
+                ok = (s_f >= need or s_f >= 0.8 * sc) and turned <= st.max_turn_deg
+                if ok:
+                    self.scores[i] = max(s_f, sc) if s_f < need else s_f
         if not ok:
             c[i] = np.nan
             self.angles[i] = np.nan
@@ -677,8 +672,9 @@ class _Follower:
     def _whole_mat(self, i: int, allowed: np.ndarray | None, hidden: bool
                    ) -> tuple[np.ndarray, float, tuple[float, float], tuple[float, float]]:
         """The card's match over the whole mat in view ``i`` at ``refind_px_per_mm`` and its
-        first angle (on what the hands leave, only where they cover part of it, with
-        ``hidden``), -1 where ``allowed`` rules its centre out: (scores, px/mm, half, centre)."""
+        first angle (with ``hidden`` and a hand in the view, on what the hands leave, only where
+        they cover part of it), -1 where ``allowed`` rules its centre out: (scores, px/mm, half,
+        centre)."""
         st, geo = self.st, self.geo
         s = st.refind_px_per_mm
         tmpl = self.template.at(s)
@@ -691,8 +687,6 @@ class _Follower:
         left = self.left_by_hands(i) if hidden else None
         if left is None:
             score = cv2.matchTemplate(region, tmpl, cv2.TM_CCOEFF_NORMED)
-            if hidden:
-                score[:] = -1.0  # no hand: nothing hidden
         else:
             valid = _patch(left[0], left[1], pose, (2 * half[0], 2 * half[1]), s) >= 128
             score, shown = _masked_ncc(region, valid, tmpl, st.refind_hidden_shown)
@@ -712,6 +706,8 @@ class _Follower:
         st = self.st
         tmpl_shape = self.template.at(st.refind_px_per_mm).shape
         for hidden in (False, True):
+            if hidden and self.left_by_hands(i) is None:
+                break  # no hand in the view: nothing hidden
             score, s, half, centre = self._whole_mat(i, allowed, hidden)
             for _try in range(st.refind_places):
                 px, py, value = _peak(score)
