@@ -63,7 +63,7 @@ from referee.rules.hindsight import judged_in_place
 from referee.vision import arbitration as ar
 from referee.vision.layering_reader import LayeringReader
 from referee.vision.mat import ZoneKind
-from referee.vision.observation import PLAY_CARRY_S, one_card_read
+from referee.vision.observation import PLAY_CARRY_S, SLAP_LEAD_S, one_card_read
 from referee.vision.tracking import StrayChange, TrackedFrame, ZoneTracker
 
 log = logging.getLogger(__name__)
@@ -335,6 +335,14 @@ class ViewRing:
         order = [(self._head - self._n + i) % self.size for i in range(self._n)]
         return [(int(self._frames[i]), float(self._times[i]), self._data[i]) for i in order
                 if first_frame is None or self._frames[i] >= first_frame]
+
+
+def _first_seen(slap: Slap) -> float:
+    """When ``slap`` was first seen, as its time counts it (the observer's ``SLAP_LEAD_S`` after
+    the hand came): from when its hand first came over a pile, when one blob of both arms moved
+    it to the other pile since (``merged_came_t``, Observer._note_merged_came); else its time."""
+    came = (slap.evidence or {}).get("merged_came_t")
+    return slap.t if came is None else min(slap.t, float(came) + SLAP_LEAD_S)
 
 
 def _hand_track_of(tracks: dict[Player, ar.HandTrack] | str, player: Player) -> ar.HandTrack | None:
@@ -1270,7 +1278,7 @@ class Arbiter:
         if len(slaps) == 2 and len(piles) == 1:  # the other pile too: the hands may lie there
             piles |= {int(z.removeprefix("pile")) for z in self._pile_ids}
         window = ("seen only when the round was known over, after the hands had gone: their views "
-                  "no longer show them") if late else self._hand_views(min(s.t for s in slaps), piles, last)
+                  "no longer show them") if late else self._hand_views(min(_first_seen(s) for s in slaps), piles, last)
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
         hand_views: dict[int, ar.HandViews] = {}
         if isinstance(window, str):

@@ -479,6 +479,9 @@ class Observer:
         self._over_spells: deque[tuple[int, int]] = deque(maxlen=8)
         self._over_from: int | None = None
         self._slaps: dict[tuple[int, Player], _HandSeen] = {}
+        #: after the round: when a player's hand, part of one blob of both arms, first came over
+        #: a spit pile before the blob's split moved it to the other pile (``_slap_events``)
+        self._merged_came: dict[Player, float] = {}
         #: slaps made while the round was not yet known over, found in the hand memory when it
         #: became so (``note_round_over``): (pile, player, came, left), given at the next frame
         self._slaps_before_known: list[tuple[int, Player, float, float]] = []
@@ -1787,6 +1790,7 @@ class Observer:
         0.6 s)."""
         if over and not self.round_over:
             self._slaps.clear()
+            self._merged_came.clear()
             for number, zone in self._pile_zone.items():
                 for hand in self._last_hands:
                     if zone in hand.zones:
@@ -3529,6 +3533,9 @@ class Observer:
                                evidence={"zone": self._pile_zone[number], "before_known": True,
                                          "over_t": [round(came, 4), round(left, 4)]}))
         self._slaps_before_known = []
+        on_a_pile = {h.player for h in tracked.hands if self._slapped_pile(h) is not None}
+        for player in set(self._merged_came) - on_a_pile:
+            del self._merged_came[player]
         for number, zone in self._pile_zone.items():
             over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
             joined = self._joined_on(over, tracked, zone)
@@ -3540,6 +3547,9 @@ class Observer:
                 if player not in over:
                     if seen is not None and not seen.slapped:
                         del self._slaps[key]
+                        if not seen.lingering and player in on_a_pile and any(
+                                h.merged for h in tracked.hands if h.player is player):
+                            self._note_merged_came(player, seen.first)
                     continue
                 if seen is None:
                     seen = self._slaps[key] = _HandSeen(tracked.time)
@@ -3554,6 +3564,9 @@ class Observer:
                             "hand_area_mm2": round(over[player].area_mm2)}
                 if joined is not None and joined.player is player:
                     evidence["joined"] = True
+                came = self._merged_came.get(player)
+                if came is not None and came < seen.first:
+                    evidence["merged_came_t"] = round(came, 4)
                 if not seen.lingering and tracked.time - seen.first >= SLAP_STILL_S:
                     seen.slapped = True
                     events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
@@ -3574,6 +3587,17 @@ class Observer:
                     events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
                                        pile=int(number), evidence={**evidence, "lingering": True}))
         return events
+
+    def _note_merged_came(self, player: Player, first: float) -> None:
+        """``player``'s hand, part of one blob of both arms, left the pile it was first seen
+        on (``first``) for the other while still on a pile: the blob's split between the arms
+        moves its tip (a card put down just before, not yet in the tracker's background, joins
+        the blob). The slap stays on the pile seen, but the arbiter builds the hands'
+        background from the views before ``first`` (slap-eval seed 6795, both recognitions: B's
+        hand, first on pile 2 at 1.33 s under A's, was put on pile 1 from 1.5 s, through A's 7S
+        just played there; the background, from the views to 1.61 s, took both hands at rest
+        on pile 2 for the pile, and B's slap was judged on pile 1)."""
+        self._merged_came[player] = min(first, self._merged_came.get(player, first))
 
     def _joined_on(self, over: dict[Player, HandBlob], tracked: TrackedFrame, zone: str) -> HandBlob | None:
         """After the round: the other player's part of a blob of both arms (``merged``) that

@@ -368,6 +368,30 @@ def test_two_slaps_seen_on_two_piles_go_to_the_pile_the_hands_cover() -> None:
     assert [(s.player, s.pile) for s in out] == [(Player.B, 2), (Player.A, 2)]
 
 
+def test_the_hands_background_comes_from_before_a_merged_hand_first_came(monkeypatch: pytest.MonkeyPatch
+                                                                         ) -> None:
+    """Slap-eval seed 6795: B's hand, in one blob with A's, came over pile 2 at 1.3 s and was
+    seen on pile 1 from 1.5 s (its slap's time 1.61 s); the hands' background, made from the
+    views before 1.61 s, took both hands resting on pile 2 for the pile, and B's slap stayed
+    on pile 1. The views and their background start from when the hand first came."""
+    from referee.live.arbitrate import Arbiter
+    from referee.vision.observation import SLAP_LEAD_S
+
+    class Seen(Exception):
+        pass
+
+    def hand_views(self: Arbiter, first_t: float, piles: set[int], last_frame: int) -> Any:
+        raise Seen(first_t)
+
+    monkeypatch.setattr(Arbiter, "_hand_views", hand_views)
+    b = Slap(t=1.61, frame=48, player=Player.B, pile=1, evidence={"merged_came_t": 1.3})
+    a = Slap(t=1.61, frame=48, player=Player.A, pile=2, evidence={"merged_came_t": 1.4})
+    for slaps, first in (([b, a], 1.3 + SLAP_LEAD_S), ([replace(b, evidence={}), replace(a, evidence={})], 1.61)):
+        with pytest.raises(Seen) as seen:
+            _slap_arbiter()._slaps_seen_to(slaps, cast(TrackedFrame, None), 55)
+        assert seen.value.args[0] == pytest.approx(first)
+
+
 def test_two_slaps_seen_on_one_pile_go_to_the_other_when_the_hands_cover_only_that() -> None:
     # seed 6308: both slapped pile 2; A's hand had lain on pile 1 since its last play, and the
     # card it hid, still unlike the tracker's background, joined the blob of both arms to pile 1,

@@ -3906,6 +3906,29 @@ def test_the_other_part_of_both_arms_joined_on_a_slapped_pile_slaps_it_too(layou
         assert sorted((e.player, e.pile, bool(e.evidence.get("joined"))) for e in events) == expected
 
 
+def test_a_merged_hand_moved_to_the_other_pile_keeps_when_it_first_came(layout: MatLayout) -> None:
+    """Slap-eval seed 6795: B's hand, under A's on pile 2, in one blob of both arms; the blob's
+    split put B's tip on pile 1 (through A's card just played there) from 0.17 s after B's hand
+    came. The slap stays on the pile seen, but says when the hand first came over a pile, for
+    the arbiter's background of the hands (from the views before that)."""
+    from dataclasses import replace as with_
+
+    def moved(merged: bool) -> list:
+        table = Table(layout)
+        table.obs.note_round_over(True)
+        on = {n: tuple(float(v) for v in layout.zone(f"pile{n}").center) for n in (1, 2)}
+        came = table.frame + 1
+        events = frames_of(table, 2, (with_(hand_at(Player.B, on[2], "pile1", "pile2"), merged=merged),))
+        events += frames_of(table, 5, (with_(hand_at(Player.B, on[1], "pile1", "pile2"), merged=merged),))
+        assert [(e.player, e.pile) for e in events] == [(Player.B, 1)]
+        assert events[0].t == pytest.approx((came + 2) / FPS + SLAP_LEAD_S)  # seen on pile 1 since
+        return [events[0].evidence.get("merged_came_t"), came / FPS]
+
+    came_t, came = moved(merged=True)
+    assert came_t == pytest.approx(came, abs=1e-4)
+    assert moved(merged=False)[0] is None  # a hand of its own: its tip is where it lies
+
+
 def test_two_hands_on_the_piles_since_the_last_play_are_both_given_when_the_round_ends(
         layout: MatLayout) -> None:
     """Each a lingering hand, neither was given while it waited for the other's slap."""
