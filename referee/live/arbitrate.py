@@ -1277,8 +1277,9 @@ class Arbiter:
         piles = {s.pile for s in slaps}
         if len(slaps) == 2 and len(piles) == 1:  # the other pile too: the hands may lie there
             piles |= {int(z.removeprefix("pile")) for z in self._pile_ids}
+        first_t = min(_first_seen(s) for s in slaps)
         window = ("seen only when the round was known over, after the hands had gone: their views "
-                  "no longer show them") if late else self._hand_views(min(_first_seen(s) for s in slaps), piles, last)
+                  "no longer show them") if late else self._hand_views(first_t, piles, last)
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}
         hand_views: dict[int, ar.HandViews] = {}
         if isinstance(window, str):

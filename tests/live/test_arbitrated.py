@@ -386,7 +386,8 @@ def test_the_hands_background_comes_from_before_a_merged_hand_first_came(monkeyp
     monkeypatch.setattr(Arbiter, "_hand_views", hand_views)
     b = Slap(t=1.61, frame=48, player=Player.B, pile=1, evidence={"merged_came_t": 1.3})
     a = Slap(t=1.61, frame=48, player=Player.A, pile=2, evidence={"merged_came_t": 1.4})
-    for slaps, first in (([b, a], 1.3 + SLAP_LEAD_S), ([replace(b, evidence={}), replace(a, evidence={})], 1.61)):
+    plain = [replace(b, evidence={}), replace(a, evidence={})]
+    for slaps, first in (([b, a], 1.3 + SLAP_LEAD_S), (plain, 1.61)):
         with pytest.raises(Seen) as seen:
             _slap_arbiter()._slaps_seen_to(slaps, cast(TrackedFrame, None), 55)
         assert seen.value.args[0] == pytest.approx(first)
