@@ -209,6 +209,10 @@ PAIR_WINDOW_S = 2.5
 #: turned it; read again when the hand has left).
 HAND_OVER_CONFIDENCE = 0.5
 SLOT_UNDER_HAND_CONFIDENCE = 0.8
+#: A spit pile's new top that no slot held (only a spit card could be it) is believed when read
+#: at least this surely; a reading less sure is read again (``REREAD_EVERY``), as a card not
+#: read surely (:meth:`Observer._doubtful_spit_card`).
+SPIT_READ_CONFIDENCE = 0.6
 #: A hand is over a zone without a break while the frames that show it there are this close.
 VISIT_GAP_S = 0.07
 #: A hand on a spit pile when the round is known over, there since before the last play's touch
@@ -293,6 +297,9 @@ class ZoneReading:
     #: the identity is not read but the card seen leaving its slot (the only one that can have
     #: come: :meth:`Observer._read_as_the_card_that_left`); ``confidence`` is the reading's
     left_slot: tuple[Player, int] | None = None
+    #: the identity is the likeliest of the guesses made while no reading was sure
+    #: (:meth:`Observer._give_up_reading`); ``confidence`` is theirs, on average
+    from_guesses: bool = False
 
     @property
     def card(self) -> Card | None:
@@ -354,7 +361,7 @@ class _Unread:
             return None
         confs = [r.confidence for r in self.readings if r.guess == best]
         last = self.readings[-1]
-        return ZoneReading(last.zone, best, sum(confs) / len(confs), last.frame, last.time)
+        return ZoneReading(last.zone, best, sum(confs) / len(confs), last.frame, last.time, from_guesses=True)
 
 
 #: a slot's change that showed what was not believed under a hand: (change, since, reading)
@@ -623,6 +630,9 @@ class Observer:
         """Events explained by this frame's settled changes (``readings`` has a reading for
         each zone in ``tracked.changes``), plus slaps seen on the hands."""
         self._tracked_now = tracked
+        if any(self._doubtful_spit_card(r) for r in readings.values()):
+            readings = {z: replace(r, label="card", guess=r.label) if self._doubtful_spit_card(r) else r
+                        for z, r in readings.items()}
         self._frame_readings = readings
         if any(c.faint for c in tracked.changes):
             believed = tuple(c for c in tracked.changes
@@ -771,6 +781,24 @@ class Observer:
         while len(self._play_times) > RECENT_PLAYS:
             del self._play_times[next(iter(self._play_times))]
         return out
+
+    def _doubtful_spit_card(self, reading: ZoneReading) -> bool:
+        """Whether a spit pile's reading is a card no slot held, new there, read less surely than
+        ``SPIT_READ_CONFIDENCE``: only a spit card could be it, and a misread card put there from
+        a slot is likelier (race-eval seed 6782 with the model: B's 8H, put on A's 10S on pile 1,
+        read QH at 0.53 under the hands, was taken for B's spit card over the two; the 8H, read
+        0.68 once the hands had gone, for a card beneath it, not surely enough for a take-back:
+        a false F_TAKE_BACK followed). It is read again, as a card not read surely."""
+        zone = self._zone.get(reading.zone)
+        if zone is None or zone.kind is not ZoneKind.PILE or reading.label in FACE_UP_LABELS \
+                or reading.confidence >= SPIT_READ_CONFIDENCE \
+                or reading.label == self.state.tops.get(reading.zone):
+            return False
+        pile = self.state.piles.get(zone.number or 0, [])
+        if len(pile) >= 2 and (_alike(reading.label, pile[-2].card) or reading.runner_up == pile[-2].card):
+            return False  # maybe the card a take-back uncovers, misread (a take-back doubted)
+        return (self._holder(reading.label) is None and self._find_departure(reading.label) is None
+                and not self.on_a_pile(reading.label) and not self._is_take_back(reading.zone, reading.label))
 
     def _last_touch(self, card: str) -> float | None:
         """When ``card`` was last played, as the referee timed it (None if not among the latest plays)."""
@@ -2399,7 +2427,41 @@ class Observer:
     def _pile_change(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
                      pile_n: int, old: str, new: str, seen_back: bool = False) -> list[TableEvent]:
         """A spit pile's change from ``old`` to ``new``; ``seen_back``: a take-back doubted
-        before, now given since its card shows in its slot again (``_take_back_seen_in_slot``)."""
+        before, now given since its card shows in its slot again (``_take_back_seen_in_slot``).
+        A top already seen back in its slot was taken back first (:meth:`_back_before`)."""
+        taken = self._back_before(change, reading, since, pile_n, old, new)
+        if taken is None:
+            return self._pile_change_from(change, reading, since, pile_n, old, new, seen_back)
+        return [taken] + self._pile_change_from(change, reading, since, pile_n,
+                                                self.state.piles[pile_n][-1].card, new, seen_back)
+
+    def _back_before(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int], pile_n: int,
+                     old: str, new: str) -> TakeBack | None:
+        """The take-back of pile ``pile_n``'s top ``old``, when it was read back in the slot it
+        was played from since the pile last changed (``_seen_back``, ``_back_in_its_slot``) and
+        the pile now shows another card, not the one beneath it: the pile's last change, read as
+        its top again under the hand, was the lift (game 5984 with the model: A took the 2H back
+        off pile 1, which read 2H at 0.78 as the hand lifted it; the 2H, read 0.92 in A's slot 2
+        half a second later, waited for the pile's next change, B's 4D, which was put on the 2H:
+        the take-back was lost). None otherwise."""
+        pile = self.state.piles.get(pile_n, [])
+        if len(pile) < 2 or pile[-1].card != old or new == old or new in FACE_UP_LABELS \
+                or new == pile[-2].card or _alike(new, old) \
+                or self.round_over or self._was_over(change.frame):
+            return None  # (a card like the top may be the top, misread)
+        top = pile[-1]
+        seen = self._seen_back.get(top.card)
+        if seen is None or change.time - seen[1] > PAIR_WINDOW_S \
+                or not self._back_in_its_slot(top, replace(reading, label=pile[-2].card), sure=0.0):
+            return None
+        lifted = self._lifted_back(pile_n, top, change.time)
+        log.info("frame %d: %s shows %s; its top %s, back in %s's slot %d since %.3f s, was taken back first",
+                 change.frame, change.zone, new, top.card, top.player, top.slot, seen[1])
+        return self._lift(change, reading, since, pile_n, min(lifted, since[0]))
+
+    def _pile_change_from(self, change: ZoneChange, reading: ZoneReading, since: tuple[float, int],
+                          pile_n: int, old: str, new: str, seen_back: bool = False) -> list[TableEvent]:
+        """:meth:`_pile_change`, the top believed before being ``old``."""
         pile = self.state.piles.setdefault(pile_n, [])
         shown = old  # the top believed before this change
         self._doubted_take_backs.pop(change.zone, None)
@@ -2570,7 +2632,15 @@ class Observer:
                         change, replace(reading, label=pile[-2].card, runner_up=new,
                                         runner_up_confidence=reading.confidence), since,
                         GUESS_HINT_CONFIDENCE)
-                if not events and self._face_up_elsewhere(new, change.zone):
+                if not events and reading.from_guesses:
+                    # never read surely (the likeliest of the guesses made when the reading was
+                    # given up): nothing is known to have come, and the pile keeps its top (game
+                    # 5999 with the model: B's QH on pile 1, read 0.88, then guessed JH at
+                    # 0.33-0.41 for a second as the hand lifted; taken for the top, A's spit JH
+                    # 1.8 s later changed nothing, and B's next four plays were judged before
+                    # both spit cards: four false F_EARLY)
+                    self.state.tops[change.zone] = shown
+                elif not events and self._face_up_elsewhere(new, change.zone):
                     # the card read lies face up on another zone, still (a busy slot holding it
                     # would be its source): one card lies in one place, and the pile keeps its
                     # top (game 5848 with the model: pile 1's JS read 10S at 0.45-0.52 once A's

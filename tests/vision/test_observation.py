@@ -31,6 +31,7 @@ from referee.vision.observation import (
     SLAP_LEAD_S,
     SLOT_REACH_MM,
     SPIT_PLACE_S,
+    SPIT_READ_CONFIDENCE,
     SPIT_TIP_AFTER_S,
     SPIT_WAIT_S,
     TAKE_BACK_CARRY_S,
@@ -483,6 +484,33 @@ def test_a_card_back_in_the_slot_it_was_played_from_is_taken_back(layout: MatLay
     # not a card that was read less surely than any card is: it is read again
     table = king_under_ten(layout)
     assert table.frame_with({"A.stock2": "KD"}, confidence=0.45, **under) == []
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "KD", "10C"]
+
+
+def test_a_top_back_in_its_slot_is_taken_back_before_the_pile_s_next_card(layout: MatLayout) -> None:
+    """Game 5984 with the model: A took the 2H back off pile 1, which read 2H as the hand lifted
+    it; the 2H, read 0.92 in A's slot 2, waited for the pile's next change, B's 4D, which was
+    put on the 2H: the take-back was lost. The top seen back in its slot was taken back first,
+    and the next card lies on the card beneath."""
+    table = Table(layout)
+    table.frame_with({"A.stock2": "empty"})
+    assert [type(e) for e in table.frame_with({"pile1": "KD"})] == [Play]
+    on_pile = (hand(Player.A, "pile1"),)
+    assert table.frame_with({"pile1": "KD"}, hands=on_pile) == []  # lifted: read as its top again
+    assert table.frame_with({"A.stock2": "KD"}, confidence=0.92) == []
+    table.frame_with({"B.stock1": "empty"})
+    events = table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))
+    assert [(type(e), e.player, str(e.card)) for e in events] == [(TakeBack, Player.A, "KD"),
+                                                                  (Play, Player.B, "10C")]
+    assert events[0].t < events[1].t
+    assert [p.card for p in table.obs.state.piles[1]] == ["5D", "10C"]
+    # the top not seen back in its slot: the card goes on it
+    table = Table(layout)
+    table.frame_with({"A.stock2": "empty"})
+    table.frame_with({"pile1": "KD"})
+    table.frame_with({"B.stock1": "empty"})
+    events = table.frame_with({"pile1": "10C"}, hands=(hand(Player.B, "pile1"),))
+    assert [(type(e), str(e.card)) for e in events] == [(Play, "10C")]
     assert [p.card for p in table.obs.state.piles[1]] == ["5D", "KD", "10C"]
 
 
@@ -1487,6 +1515,52 @@ def test_a_spit_card_is_the_player_whose_hand_came_from_their_packet(layout: Mat
     spit = table.frame_with({"pile1": "JD"}, hands=(touching(Player.A, "pile1"),))
     assert [(type(e), e.player) for e in spit] == [(SpitTurn, Player.A)]
     assert table.frame_with({"pile2": "2H"}) == []  # no packet visit left: not explained
+
+
+@pytest.mark.parametrize("sure", [False, True])
+def test_a_card_no_slot_held_read_barely_surely_on_a_pile_is_read_again(layout: MatLayout, sure: bool
+                                                                      ) -> None:
+    """Race-eval seed 6782 with the model: B's 8H, put on A's 10S, read QH at 0.53 under the
+    hands, was taken for B's spit card over the two; the 8H, read 0.68 once the hands had gone,
+    for a card beneath it (a take-back read too unsurely): a false F_TAKE_BACK. A card only a
+    spit card could be, read less surely than SPIT_READ_CONFIDENCE, is read again first."""
+    table = Table(layout)
+    table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile2",))
+    weak = SPIT_READ_CONFIDENCE - 0.07
+    spit = table.frame_with({"pile2": "3C"}, hands=(touching(Player.B, "pile2"),),
+                            confidence=SPIT_READ_CONFIDENCE + 0.1 if sure else weak)
+    if sure:
+        assert [(type(e), e.player, str(e.card)) for e in spit] == [(SpitTurn, Player.B, "3C")]
+        return
+    assert spit == [] and table.obs.state.tops["pile2"] == "9H"
+    found: list = []
+    for _ in range(REREAD_EVERY):  # read again, now surely: the spit card, timed as at first
+        found += _look_again(table, {"pile2": ("3C", 0.8, None)})
+    assert [(type(e), e.player, str(e.card)) for e in found] == [(SpitTurn, Player.B, "3C")]
+    # a card played from a slot is believed as surely as before
+    table = Table(layout)
+    table.frame_with({"A.stock2": "back"})
+    played = table.frame_with({"pile1": "KD"}, confidence=weak)
+    assert [(type(e), str(e.card)) for e in played] == [(Play, "KD")]
+
+
+def test_a_pile_s_card_never_read_surely_that_nothing_explains_leaves_its_top(layout: MatLayout) -> None:
+    """Game 5999 with the model: B's QH on pile 1, read 0.88, was guessed JH at 0.33-0.41 for a
+    second as the hand lifted; the JH became the top, A's spit JH 1.8 s later changed nothing,
+    and B's next four plays were judged before both spit cards (four false F_EARLY). The
+    likeliest guess, when it explains nothing, leaves the pile's top as it was; a card read
+    surely that explains nothing still becomes the top."""
+    table = Table(layout)
+    assert table.frame_with({"pile1": "card"}, guess="JH", confidence=0.35) == []
+    found: list = []
+    for _ in range(40):  # more than REREAD_FOR_S
+        found += _look_again(table, {"pile1": ("card", 0.35, "JH")})
+    assert found == [] and table.obs.state.tops["pile1"] == "5D"
+    table.frame_with(hands=(touching(Player.A, "A.packet"),), unsettled=("pile1",))
+    spit = table.frame_with({"pile1": "JH"}, hands=(touching(Player.A, "pile1"),))
+    assert [(type(e), e.player, str(e.card)) for e in spit] == [(SpitTurn, Player.A, "JH")]
+    table = Table(layout)
+    assert table.frame_with({"pile1": "JH"}) == [] and table.obs.state.tops["pile1"] == "JH"
 
 
 @pytest.mark.parametrize("then", ["A alone", "A's fingertips alone", "B there too", "A at A's packet"])
