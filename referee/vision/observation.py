@@ -1108,9 +1108,14 @@ class Observer:
 
     def _give_up_reading(self, zone: str) -> list[TableEvent]:
         """Stop reading a zone again: its change is explained by the card read most often, if
-        read at least half of the times and no hand lay over the zone; else it is left."""
+        read at least half of the times and no hand lay over the zone (or, under a hand, read
+        on average as surely as a reading under a hand is believed); else it is left."""
         unread = self._unread.pop(zone)
-        best = None if unread.change.hand_over else unread.likeliest()
+        best = unread.likeliest()
+        if best is not None and unread.change.hand_over and best.confidence < HAND_OVER_CONFIDENCE:
+            # (a card guessed under a hand is not believed; one read as surely as a reading under
+            # a hand is, only not as surely as a spit card needs, ``_doubtful_spit_card``, is)
+            best = None
         if best is None:
             self._covered_unread.pop(zone, None)
             taken = self._unread_take_back(zone, unread)

@@ -1537,6 +1537,15 @@ def test_a_card_no_slot_held_read_barely_surely_on_a_pile_is_read_again(layout: 
     for _ in range(REREAD_EVERY):  # read again, now surely: the spit card, timed as at first
         found += _look_again(table, {"pile2": ("3C", 0.8, None)})
     assert [(type(e), e.player, str(e.card)) for e in found] == [(SpitTurn, Player.B, "3C")]
+    # under a hand and never read more surely: after REREAD_FOR_S, as before
+    table = Table(layout)
+    table.frame_with(hands=(touching(Player.B, "B.packet"),), unsettled=("pile2",))
+    assert table.frame_with({"pile2": "3C"}, hands=(touching(Player.B, "pile2"),), hand_over=True,
+                            confidence=weak) == []
+    found = []
+    for _ in range(int(REREAD_FOR_S * FPS) + REREAD_EVERY):
+        found += _look_again(table, {"pile2": ("3C", weak, None)})
+    assert [(type(e), e.player, str(e.card)) for e in found] == [(SpitTurn, Player.B, "3C")]
     # a card played from a slot is believed as surely as before
     table = Table(layout)
     table.frame_with({"A.stock2": "back"})
