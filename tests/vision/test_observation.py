@@ -2923,6 +2923,23 @@ def test_a_card_guessed_in_two_changes_and_read_surely_after_is_timed_from_the_f
         assert (events[0].t < first) is from_first and events[0].t < second, first_guess
 
 
+def test_a_card_guessed_under_the_hand_while_its_slot_is_busy_again_past_the_looks_is_timed_from_the_guess(
+        layout: MatLayout) -> None:
+    """Game 5963 with the model: B's 2S, guessed 2S at 0.39 under the hand that turned it, its
+    slot busy again with B's arm for 1.1 s, then read 2S surely: the looks had ended meanwhile
+    (REREAD_FOR_S) and the turn was timed from the second change, 0.6 s late. A guess given up
+    while its zone is busy again still times the card that change shows; not another card."""
+    under = {"hands": (hand(Player.A, "A.stock3"),), "hand_over": True}
+    for card, from_first in (("6C", True), ("9D", False)):
+        table = Table(layout)
+        assert table.frame_with({"A.stock3": "card"}, confidence=0.39, guess="6C", **under) == []
+        first = table.frame / FPS
+        events = table.frame_with({"A.stock3": card}, confidence=0.85,
+                                  busy_frames=int(REREAD_FOR_S * FPS) + 6, **under)
+        assert [(type(e), str(e.card)) for e in events] == [(Turn, card)]
+        assert (events[0].t < first) is from_first
+
+
 def test_a_card_guessed_before_the_hands_covered_its_pile_is_timed_from_then(layout: MatLayout) -> None:
     """Slap-eval seed 6164 with the model: A's last card (7D) was guessed rightly but not
     surely under A's lingering hand, then read empty under the slapping hands, and surely only
