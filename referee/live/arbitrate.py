@@ -337,12 +337,14 @@ class ViewRing:
                 if first_frame is None or self._frames[i] >= first_frame]
 
 
-def _first_seen(slap: Slap) -> float:
-    """When ``slap`` was first seen, as its time counts it (the observer's ``SLAP_LEAD_S`` after
-    the hand came): from when its hand first came over a pile, when one blob of both arms moved
-    it to the other pile since (``merged_came_t``, Observer._note_merged_came); else its time."""
+def first_seen(slap: Slap, seen_t: float | None = None) -> float:
+    """When ``slap`` was first seen, as the arbiter's hand window counts it: its time as the
+    observer gave it (``seen_t``, default ``slap.t``: ``SLAP_LEAD_S`` after the hand came), or
+    from when its hand first came over a pile, when one blob of both arms moved it to the other
+    pile since (``merged_came_t``, Observer._note_merged_came)."""
+    t = slap.t if seen_t is None else seen_t
     came = (slap.evidence or {}).get("merged_came_t")
-    return slap.t if came is None else min(slap.t, float(came) + SLAP_LEAD_S)
+    return t if came is None else min(t, float(came) + SLAP_LEAD_S)
 
 
 def _hand_track_of(tracks: dict[Player, ar.HandTrack] | str, player: Player) -> ar.HandTrack | None:
@@ -1277,7 +1279,7 @@ class Arbiter:
         piles = {s.pile for s in slaps}
         if len(slaps) == 2 and len(piles) == 1:  # the other pile too: the hands may lie there
             piles |= {int(z.removeprefix("pile")) for z in self._pile_ids}
-        first_t = min(_first_seen(s) for s in slaps)
+        first_t = min(first_seen(s) for s in slaps)
         window = ("seen only when the round was known over, after the hands had gone: their views "
                   "no longer show them") if late else self._hand_views(first_t, piles, last)
         hands: dict[int, dict[Player, ar.HandTrack] | str] = {}

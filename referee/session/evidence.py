@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from referee.events import Move, Play, Slap, TableEvent
-from referee.live.arbitrate import ArbiterSettings, layering_reader
+from referee.live.arbitrate import ArbiterSettings, first_seen, layering_reader
 from referee.live.source import Frame
 from referee.players import Player
 from referee.vision import arbitration as ar
@@ -237,17 +237,28 @@ def slap_span(events: list[TableEvent], settings: ArbiterSettings = SLAP) -> tup
     slaps = [e for e in events if isinstance(e, Slap)]
     if not slaps:
         return None
+    # (from when a hand moved by a blob of both arms first came, ``first_seen``: as many frames
+    # earlier at 30 fps, and a few more)
     frames = [int(e.frame or 0) for e in slaps]
+    starts = [f - (math.ceil(30 * early) + 2 if (early := _window_early_s(e)) > 0 else 0)
+              for f, e in zip(frames, slaps, strict=True)]
     before = settings.slap_before_frames + settings.slap_background_frames + settings.small_history_frames
     used = [int(((e.evidence or {}).get("contact") or {}).get("frames_used") or 0) for e in slaps]
-    return (max(0, min(frames) - before - SLAP_WARMUP_FRAMES),
+    return (max(0, min(starts) - before - SLAP_WARMUP_FRAMES),
             max(frames) + max(settings.slap_after_frames, *used) + 1)
 
 
-def _seen_t(ev: Slap) -> float:
-    """When the observer saw the slap (the arbiter's input; the log's t is the hand's stop)."""
+def _window_early_s(ev: Slap) -> float:
+    """How long before the observer saw the slap its hand window starts (``first_seen``)."""
     seen = (ev.evidence or {}).get("seen_t")
-    return ev.t if seen is None else float(seen)
+    return max(0.0, (ev.t if seen is None else float(seen)) - _seen_t(ev))
+
+
+def _seen_t(ev: Slap) -> float:
+    """When the observer saw the slap, as the arbiter's window counts it (its input, or when a
+    hand moved by a blob of both arms first came: ``first_seen``; the log's t is the hand's stop)."""
+    seen = (ev.evidence or {}).get("seen_t")
+    return first_seen(ev, None if seen is None else float(seen))
 
 
 def slap_window(

@@ -3647,9 +3647,9 @@ class Observer:
                             "hand_area_mm2": round(over[player].area_mm2)}
                 if joined is not None and joined.player is player:
                     evidence["joined"] = True
-                came = self._merged_came.get(player)
-                if came is not None and came < seen.first:
-                    evidence["merged_came_t"] = round(came, 4)
+                merged_came = self._merged_came.get(player)
+                if merged_came is not None and merged_came < seen.first:
+                    evidence["merged_came_t"] = round(merged_came, 4)
                 if not seen.lingering and tracked.time - seen.first >= SLAP_STILL_S:
                     seen.slapped = True
                     events.append(Slap(t=seen.first + SLAP_LEAD_S, frame=tracked.frame, player=player,
