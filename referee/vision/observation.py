@@ -630,8 +630,9 @@ class Observer:
         """Events explained by this frame's settled changes (``readings`` has a reading for
         each zone in ``tracked.changes``), plus slaps seen on the hands."""
         self._tracked_now = tracked
-        if any(self._doubtful_spit_card(r) for r in readings.values()):
-            readings = {z: replace(r, label="card", guess=r.label) if self._doubtful_spit_card(r) else r
+        doubtful = {z for z, r in readings.items() if self._doubtful_spit_card(r)}
+        if doubtful:  # read again, as cards not read surely
+            readings = {z: replace(r, label="card", guess=r.label) if z in doubtful else r
                         for z, r in readings.items()}
         self._frame_readings = readings
         if any(c.faint for c in tracked.changes):
