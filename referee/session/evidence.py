@@ -248,17 +248,21 @@ def slap_span(events: list[TableEvent], settings: ArbiterSettings = SLAP) -> tup
             max(frames) + max(settings.slap_after_frames, *used) + 1)
 
 
-def _window_early_s(ev: Slap) -> float:
-    """How long before the observer saw the slap its hand window starts (``first_seen``)."""
+def _given_t(ev: Slap) -> float:
+    """When the observer gave the slap (the arbiter's input; the log's t is the hand's stop)."""
     seen = (ev.evidence or {}).get("seen_t")
-    return max(0.0, (ev.t if seen is None else float(seen)) - _seen_t(ev))
+    return ev.t if seen is None else float(seen)
+
+
+def _window_early_s(ev: Slap) -> float:
+    """How long before the observer gave the slap its hand window starts (``first_seen``)."""
+    return max(0.0, _given_t(ev) - _seen_t(ev))
 
 
 def _seen_t(ev: Slap) -> float:
-    """When the observer saw the slap, as the arbiter's window counts it (its input, or when a
-    hand moved by a blob of both arms first came: ``first_seen``; the log's t is the hand's stop)."""
-    seen = (ev.evidence or {}).get("seen_t")
-    return first_seen(ev, None if seen is None else float(seen))
+    """When the slap was seen, as the arbiter's window counts it (when the observer gave it,
+    or when a hand moved by a blob of both arms first came: ``first_seen``)."""
+    return first_seen(ev, _given_t(ev))
 
 
 def slap_window(

@@ -3617,11 +3617,12 @@ class Observer:
                                evidence={"zone": self._pile_zone[number], "before_known": True,
                                          "over_t": [round(came, 4), round(left, 4)]}))
         self._slaps_before_known = []
-        on_a_pile = {h.player for h in tracked.hands if self._slapped_pile(h) is not None}
+        piles = [(h, self._slapped_pile(h)) for h in tracked.hands]  # each hand's pile, once
+        on_a_pile = {h.player for h, pile in piles if pile is not None}
         for player in set(self._merged_came) - on_a_pile:
             del self._merged_came[player]
         for number, zone in self._pile_zone.items():
-            over = {h.player: h for h in tracked.hands if self._slapped_pile(h) == zone}
+            over = {h.player: h for h, pile in piles if pile == zone}
             joined = self._joined_on(over, tracked, zone)
             if joined is not None:
                 over[joined.player] = joined
